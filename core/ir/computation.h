@@ -1,0 +1,83 @@
+// Computation: a function in a module, its instructions, parameters and root.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "core/ir/instruction.h"
+
+namespace hlogym {
+
+class Module;
+
+class Computation {
+ public:
+  explicit Computation(std::string name) : name_(std::move(name)) {}
+  ~Computation();
+  Computation(const Computation&) = delete;
+  Computation& operator=(const Computation&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  Module* parent() const { return parent_; }
+  void set_parent(Module* module) { parent_ = module; }
+
+  // Instructions in storage order. Not necessarily def-before-use after
+  // rewrites: use MakePostOrder() for that.
+  const std::vector<std::unique_ptr<Instruction>>& instructions() const {
+    return instructions_;
+  }
+  int64_t instruction_count() const {
+    return static_cast<int64_t>(instructions_.size());
+  }
+
+  // Takes ownership; gives it a module-unique id, and a unique name when it
+  // has none. A parameter instruction is registered as parameter
+  // parameter_number(). Works before the computation joins a module too (ids
+  // are then assigned when it joins).
+  Instruction* AddInstruction(std::unique_ptr<Instruction> instruction);
+  // Removes an instruction that has no users and is not the root.
+  absl::Status RemoveInstruction(Instruction* instruction);
+  // Removes every instruction for which `dead` is true in one sweep; they must
+  // have no users outside the removed set and none may be the root.
+  void RemoveInstructionsIf(const std::function<bool(const Instruction*)>& dead);
+
+  absl::Span<Instruction* const> parameters() const { return parameters_; }
+  Instruction* parameter(int64_t i) const { return parameters_[i]; }
+  int64_t parameter_count() const { return static_cast<int64_t>(parameters_.size()); }
+  // Removes parameter i (it must have no users) and renumbers the later ones.
+  absl::Status RemoveParameter(int64_t i);
+
+  Instruction* root() const { return root_; }
+  void set_root(Instruction* root) { root_ = root; }
+
+  // Def-before-use order: operands (and control predecessors) before users,
+  // deterministic, starting from storage order; every instruction included.
+  std::vector<Instruction*> MakePostOrder() const;
+
+  // The fusion instruction whose fused computation this is, if any.
+  Instruction* fusion_instruction() const { return fusion_instruction_; }
+  void set_fusion_instruction(Instruction* fusion) { fusion_instruction_ = fusion; }
+  bool IsFusionComputation() const { return fusion_instruction_ != nullptr; }
+  bool IsEntry() const;
+
+  // `, execution_thread="..."`; empty means the default "main".
+  const std::string& execution_thread() const { return execution_thread_; }
+  void set_execution_thread(std::string t) { execution_thread_ = std::move(t); }
+
+ private:
+  std::string name_;
+  Module* parent_ = nullptr;
+  std::vector<std::unique_ptr<Instruction>> instructions_;
+  std::vector<Instruction*> parameters_;
+  Instruction* root_ = nullptr;
+  Instruction* fusion_instruction_ = nullptr;
+  std::string execution_thread_;
+};
+
+}  // namespace hlogym

@@ -1,0 +1,21 @@
+// Fingerprint: a deterministic 64-bit structural hash of a module.
+#pragma once
+
+#include <cstdint>
+
+#include "core/ir/module.h"
+
+namespace hlogym {
+
+// Depends on structure only: opcodes, shapes with layouts, typed attributes,
+// constant values, semantic raw attributes (backend_config, custom-call
+// attributes, ...), the operand graph and called computations, the order of
+// parameters and of operands. Independent of instruction and computation
+// names, unique ids, storage order, and metadata. Equal across runs and
+// machines. The operands of an `alternatives` instruction are hashed as an
+// unordered set, as in HloEnv.
+uint64_t Fingerprint(const Module& module);
+// The same hash, of one computation (used to key compiled kernels).
+uint64_t Fingerprint(const Computation& computation);
+
+}  // namespace hlogym

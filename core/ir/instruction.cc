@@ -1,0 +1,146 @@
+#include "core/ir/instruction.h"
+
+#include <algorithm>
+
+#include "core/ir/computation.h"
+
+namespace hlogym {
+
+std::unique_ptr<Instruction> Instruction::Create(
+    Opcode opcode, Shape shape, absl::Span<Instruction* const> operands) {
+  std::unique_ptr<Instruction> inst(new Instruction(opcode, std::move(shape)));
+  inst->operands_.reserve(operands.size());
+  for (Instruction* operand : operands) inst->AppendOperand(operand);
+  return inst;
+}
+
+std::unique_ptr<Instruction> Instruction::CreateParameter(int64_t number,
+                                                          Shape shape,
+                                                          std::string name) {
+  auto inst = Create(Opcode::kParameter, std::move(shape));
+  inst->index_ = number;
+  inst->name_ = std::move(name);
+  return inst;
+}
+
+std::unique_ptr<Instruction> Instruction::CreateConstant(Literal literal) {
+  auto inst = Create(Opcode::kConstant, literal.shape());
+  inst->attrs_ = ConstantAttrs{std::move(literal)};
+  return inst;
+}
+
+Instruction::~Instruction() {
+  // Keep the graph consistent if an instruction dies while still linked.
+  for (Instruction* operand : operands_) {
+    if (operand) operand->RemoveUser(this);
+  }
+  DropAllControlDependencies();
+}
+
+std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
+    Shape shape, absl::Span<Instruction* const> operands) const {
+  auto clone = Create(opcode_, std::move(shape), operands);
+  clone->name_ = name_;
+  clone->index_ = index_;
+  clone->called_computations_ = called_computations_;
+  clone->dimensions_ = dimensions_;
+  clone->attrs_ = attrs_;
+  clone->raw_attrs_ = raw_attrs_;
+  return clone;
+}
+
+bool Instruction::IsRoot() const {
+  return parent_ != nullptr && parent_->root() == this;
+}
+
+void Instruction::AddUser(Instruction* user) {
+  if (std::find(users_.begin(), users_.end(), user) == users_.end()) {
+    users_.push_back(user);
+  }
+}
+
+void Instruction::RemoveUser(Instruction* user) {
+  auto it = std::find(users_.begin(), users_.end(), user);
+  if (it != users_.end()) users_.erase(it);
+}
+
+void Instruction::AppendOperand(Instruction* operand) {
+  operands_.push_back(operand);
+  operand->AddUser(this);
+}
+
+void Instruction::ReplaceOperandWith(int64_t i, Instruction* new_operand) {
+  Instruction* old_operand = operands_[i];
+  if (old_operand == new_operand) return;
+  operands_[i] = new_operand;
+  new_operand->AddUser(this);
+  if (std::find(operands_.begin(), operands_.end(), old_operand) ==
+      operands_.end()) {
+    old_operand->RemoveUser(this);
+  }
+}
+
+void Instruction::ReplaceOperandWith(Instruction* old_operand,
+                                     Instruction* new_operand) {
+  if (old_operand == new_operand) return;
+  bool found = false;
+  for (Instruction*& operand : operands_) {
+    if (operand == old_operand) {
+      operand = new_operand;
+      found = true;
+    }
+  }
+  if (!found) return;
+  old_operand->RemoveUser(this);
+  new_operand->AddUser(this);
+}
+
+void Instruction::DetachOperands() {
+  for (Instruction* operand : operands_) operand->RemoveUser(this);
+  operands_.clear();
+}
+
+void Instruction::ReplaceAllUsesWith(Instruction* other) {
+  if (other == this) return;
+  // Copy: ReplaceOperandWith edits users_.
+  std::vector<Instruction*> users = users_;
+  for (Instruction* user : users) {
+    if (user != other) user->ReplaceOperandWith(this, other);
+  }
+  if (IsRoot()) parent_->set_root(other);
+}
+
+void Instruction::ReplaceUseWith(Instruction* user, Instruction* other) {
+  user->ReplaceOperandWith(this, other);
+}
+
+void Instruction::AddControlDependencyTo(Instruction* successor) {
+  if (std::find(control_successors_.begin(), control_successors_.end(),
+                successor) != control_successors_.end()) {
+    return;
+  }
+  control_successors_.push_back(successor);
+  successor->control_predecessors_.push_back(this);
+}
+
+void Instruction::DropAllControlDependencies() {
+  for (Instruction* successor : control_successors_) {
+    auto& preds = successor->control_predecessors_;
+    preds.erase(std::remove(preds.begin(), preds.end(), this), preds.end());
+  }
+  for (Instruction* predecessor : control_predecessors_) {
+    auto& succs = predecessor->control_successors_;
+    succs.erase(std::remove(succs.begin(), succs.end(), this), succs.end());
+  }
+  control_successors_.clear();
+  control_predecessors_.clear();
+}
+
+const std::string* Instruction::FindRawAttribute(std::string_view name) const {
+  for (const RawAttribute& attr : raw_attrs_) {
+    if (attr.name == name) return &attr.value;
+  }
+  return nullptr;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,88 @@
+// Module: an HLO module, its computations (callees before callers), its entry
+// computation and header attributes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/types/span.h"
+#include "core/ir/computation.h"
+
+namespace hlogym {
+
+// entry_computation_layout={(f32[2]{0}, s32[])->f32[2]{0}}
+struct ComputationLayout {
+  std::vector<Shape> parameters;
+  Shape result;
+};
+
+class Module {
+ public:
+  explicit Module(std::string name) : name_(std::move(name)) {}
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // Computations in order: every computation after the ones it calls.
+  const std::vector<std::unique_ptr<Computation>>& computations() const {
+    return computations_;
+  }
+  int64_t computation_count() const {
+    return static_cast<int64_t>(computations_.size());
+  }
+  // Takes ownership and appends (callers must add callees first).
+  Computation* AddComputation(std::unique_ptr<Computation> computation);
+  // Adds before `before`, keeping callees-before-callers order for a new
+  // callee (a fused computation made by a pass, for example).
+  Computation* AddComputationBefore(std::unique_ptr<Computation> computation,
+                                    const Computation* before);
+  // Removes computations that nothing reachable from the entry calls.
+  void RemoveUnreachableComputations();
+  Computation* FindComputation(std::string_view name) const;
+
+  Computation* entry() const { return entry_; }
+  void set_entry(Computation* entry) { entry_ = entry; }
+
+  const std::optional<ComputationLayout>& entry_computation_layout() const {
+    return entry_layout_;
+  }
+  void set_entry_computation_layout(std::optional<ComputationLayout> layout) {
+    entry_layout_ = std::move(layout);
+  }
+  // Other header attributes (is_scheduled, input_output_alias, ...), verbatim.
+  const std::vector<RawAttribute>& raw_attributes() const { return raw_attrs_; }
+  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attrs_; }
+
+  int64_t instruction_count() const;  // all computations
+
+  // Ids and names for new instructions and computations.
+  int64_t NextUniqueId() { return next_id_++; }
+  // `prefix` if unused in the module, else prefix.N for the first free N.
+  std::string UniqueInstructionName(std::string_view prefix);
+  std::string UniqueComputationName(std::string_view prefix);
+  // Tells the name registry (if built) that `name` is in use.
+  void NoteInstructionName(std::string_view name);
+
+  // A deep copy: new instructions with the same names and ids.
+  std::unique_ptr<Module> Clone() const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Computation>> computations_;
+  Computation* entry_ = nullptr;
+  std::optional<ComputationLayout> entry_layout_;
+  std::vector<RawAttribute> raw_attrs_;
+  int64_t next_id_ = 0;
+  // Built on first use of UniqueInstructionName, so parsing pays nothing.
+  std::unique_ptr<absl::flat_hash_set<std::string>> instruction_names_;
+  absl::flat_hash_map<std::string, int64_t> name_counters_;
+};
+
+}  // namespace hlogym

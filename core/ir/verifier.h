@@ -1,0 +1,22 @@
+// Verifier: structural and type checks of a whole module. Each error names
+// the computation and instruction at fault.
+#pragma once
+
+#include "absl/status/status.h"
+#include "core/ir/module.h"
+
+namespace hlogym {
+
+struct VerifyOptions {
+  // Also require layouts to agree where shape inference determines them.
+  bool layout_sensitive = false;
+};
+
+// Checks: operand counts per opcode; every shape equals (ignoring layout) the
+// inferred one; attributes within range; called computations have the right
+// signatures (reducers, comparators, while condition/body, fusion parameters);
+// users and operands consistent; names unique per computation; parameters
+// numbered 0..n-1; a root in every computation; no cycles.
+absl::Status Verify(const Module& module, const VerifyOptions& options = {});
+
+}  // namespace hlogym

@@ -1,0 +1,29 @@
+// HLO text parser. Accepts every style JAX and XLA print: short-parsable
+// (no %, no operand shapes), long dump style (%names, operand shapes,
+// computation signatures, /*index=N*/ comments), with or without metadata,
+// backend_config, sharding, frontend_attributes, control-predecessors, ...
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/ir/module.h"
+
+namespace hlogym {
+
+struct ParseOptions {
+  // Give arrays without a layout the default row-major one.
+  bool fill_missing_layouts = true;
+};
+
+// Errors are absl::InvalidArgumentError with the message
+// "line L, column C: <what is wrong>" (1-based), naming the token found.
+// Never aborts, never reads out of bounds, always terminates.
+absl::StatusOr<std::unique_ptr<Module>> ParseModule(
+    std::string_view text, const ParseOptions& options = {});
+
+// Parses a shape alone, e.g. "f32[8,4]{1,0}" or "(s32[], f32[2])".
+absl::StatusOr<Shape> ParseShape(std::string_view text);
+
+}  // namespace hlogym

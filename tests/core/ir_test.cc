@@ -1,0 +1,189 @@
+// Tests of the IR itself: shapes, literals, narrow floats, graph edits.
+#include <cmath>
+
+#include "core/ir/float_formats.h"
+#include "core/ir/module.h"
+#include "gtest/gtest.h"
+
+namespace hlogym {
+namespace {
+
+TEST(ShapeTest, PrintsArraysTuplesAndDynamicDims) {
+  EXPECT_EQ(Shape::Array(PrimitiveType::kF32, {8, 4}).ToString(), "f32[8,4]{1,0}");
+  EXPECT_EQ(Shape::Scalar(PrimitiveType::kS32).ToString(), "s32[]");
+  Shape dynamic = Shape::Array(PrimitiveType::kF32, {4, kUnboundedSize});
+  dynamic.set_dynamic_dim(0, true);
+  dynamic.set_dynamic_dim(1, true);
+  EXPECT_EQ(dynamic.ToString(false), "f32[<=4,?]");
+  Shape tuple = Shape::Tuple({Shape::Scalar(PrimitiveType::kS32),
+                              Shape::Array(PrimitiveType::kBF16, {2})});
+  EXPECT_EQ(tuple.ToString(), "(s32[], bf16[2]{0})");
+  EXPECT_EQ(Shape::Token().ToString(), "token[]");
+  EXPECT_EQ(tuple.byte_size(), 4 + 2 * 2);
+}
+
+TEST(ShapeTest, EqualityConsidersLayoutOnlyWhenBothHaveOne) {
+  Shape a = Shape::Array(PrimitiveType::kF32, {2, 3});
+  Shape b = a;
+  b.mutable_layout().minor_to_major = {0, 1};
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(a.Compatible(b));
+  b.clear_layout();
+  EXPECT_EQ(a, b);
+}
+
+TEST(LayoutTest, PrintsTilesAndMemorySpace) {
+  Layout layout = Layout::RowMajor(2);
+  auto extras = std::make_shared<LayoutExtras>();
+  extras->tiles = {{8, 128}, {2, 1}};
+  extras->memory_space = 5;
+  layout.extras = extras;
+  EXPECT_EQ(layout.ToString(), "{1,0:T(8,128)(2,1)S(5)}");
+}
+
+TEST(NarrowFloatTest, HalfAndBFloat16RoundToNearestEven) {
+  EXPECT_EQ(FloatToHalfBits(1.0f), 0x3C00);
+  EXPECT_EQ(FloatToHalfBits(-2.0f), 0xC000);
+  EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7BFF);
+  EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7C00);  // rounds up to inf
+  EXPECT_EQ(FloatToHalfBits(5.960464477539063e-08f), 0x0001);  // min subnormal
+  EXPECT_EQ(FloatToHalfBits(1.0f + 1.0f / 2048), 0x3C00);       // tie to even
+  EXPECT_EQ(FloatToHalfBits(1.0f + 3.0f / 2048), 0x3C02);       // tie to even
+  EXPECT_EQ(HalfBitsToFloat(0x3555), 0.333251953125f);
+  EXPECT_TRUE(std::isnan(HalfBitsToFloat(0x7E00)));
+  EXPECT_EQ(FloatToBF16Bits(1.0f), 0x3F80);
+  EXPECT_EQ(FloatToBF16Bits(3.14159265f), 0x4049);
+  EXPECT_EQ(BF16BitsToFloat(0x4049), 3.140625f);
+  EXPECT_EQ(FloatToBF16Bits(-0.0f), 0x8000);
+}
+
+TEST(NarrowFloatTest, Float8VariantsHandleOverflowAndNaN) {
+  EXPECT_EQ(EncodeNarrowFloat(PrimitiveType::kF8E4M3FN, 448.0), 0x7Eu);
+  EXPECT_EQ(EncodeNarrowFloat(PrimitiveType::kF8E4M3FN, 1e6), 0x7Fu);  // NaN
+  EXPECT_TRUE(std::isnan(DecodeNarrowFloat(PrimitiveType::kF8E4M3FN, 0x7F)));
+  EXPECT_EQ(EncodeNarrowFloat(PrimitiveType::kF8E5M2, 1e6), 0x7Cu);  // inf
+  EXPECT_EQ(EncodeNarrowFloat(PrimitiveType::kF8E4M3FNUZ, -0.0), 0x00u);
+  EXPECT_EQ(DecodeNarrowFloat(PrimitiveType::kF8E4M3FNUZ, 0x7F), 240.0);
+  EXPECT_TRUE(std::isnan(DecodeNarrowFloat(PrimitiveType::kF8E4M3FNUZ, 0x80)));
+  EXPECT_EQ(DecodeNarrowFloat(PrimitiveType::kF4E2M1FN, 0x7), 6.0);
+  EXPECT_EQ(EncodeNarrowFloat(PrimitiveType::kF4E2M1FN, 100.0), 0x7u);
+  EXPECT_EQ(DecodeNarrowFloat(PrimitiveType::kF8E8M0FNU, 127), 1.0);
+  // Every f8e5m2 and f8e4m3fn pattern decodes and encodes back to itself.
+  for (PrimitiveType t : {PrimitiveType::kF8E5M2, PrimitiveType::kF8E4M3FN,
+                          PrimitiveType::kF8E4M3, PrimitiveType::kF8E3M4,
+                          PrimitiveType::kF8E5M2FNUZ}) {
+    for (uint32_t bits = 0; bits < 256; ++bits) {
+      double v = DecodeNarrowFloat(t, bits);
+      if (std::isnan(v)) continue;
+      EXPECT_EQ(EncodeNarrowFloat(t, v), bits) << PrimitiveTypeName(t) << " " << bits;
+    }
+  }
+}
+
+TEST(LiteralTest, PrintsLikeXla) {
+  Literal scalar(Shape::Scalar(PrimitiveType::kF32));
+  scalar.SetFromDouble(0, 2.0);
+  EXPECT_EQ(scalar.ToString(), "2");
+  scalar.SetFromDouble(0, 0.1);
+  EXPECT_EQ(scalar.ToString(), "0.1");
+  scalar.SetFromDouble(0, -INFINITY);
+  EXPECT_EQ(scalar.ToString(), "-inf");
+  scalar.SetFromDouble(0, NAN);
+  EXPECT_EQ(scalar.ToString(), "nan");
+
+  Literal matrix(Shape::Array(PrimitiveType::kS32, {2, 2}));
+  for (int i = 0; i < 4; ++i) matrix.SetFromInt64(i, i + 1);
+  EXPECT_EQ(matrix.ToString(), "{ {1, 2}, {3, 4} }");
+  Literal vector(Shape::Array(PrimitiveType::kPred, {2}));
+  vector.SetFromInt64(1, 1);
+  EXPECT_EQ(vector.ToString(), "{false, true}");
+  EXPECT_EQ(Literal::Elided(matrix.shape()).ToString(), "{...}");
+}
+
+TEST(LiteralTest, ConversionsSaturateAndWrap) {
+  Literal s8(Shape::Scalar(PrimitiveType::kS8));
+  s8.SetFromDouble(0, 300.0);
+  EXPECT_EQ(s8.GetAsInt64(0), 127);
+  s8.SetFromDouble(0, NAN);
+  EXPECT_EQ(s8.GetAsInt64(0), 0);
+  s8.SetFromInt64(0, 200);
+  EXPECT_EQ(s8.GetAsInt64(0), -56);
+  Literal s4(Shape::Scalar(PrimitiveType::kS4));
+  s4.SetFromInt64(0, 9);
+  EXPECT_EQ(s4.GetAsInt64(0), -7);
+  Literal u32(Shape::Scalar(PrimitiveType::kU32));
+  u32.SetFromDouble(0, -5.0);
+  EXPECT_EQ(u32.GetAsInt64(0), 0);
+  u32.SetFromDouble(0, 5e12);
+  EXPECT_EQ(u32.GetAsInt64(0), 4294967295);
+}
+
+// entry(p0, p1) = multiply(add(p0, p1), p0)
+std::unique_ptr<Module> MakeSmallModule() {
+  auto module = std::make_unique<Module>("m");
+  auto comp = std::make_unique<Computation>("main");
+  Shape s = Shape::Array(PrimitiveType::kF32, {4});
+  Instruction* p0 = comp->AddInstruction(Instruction::CreateParameter(0, s, "p0"));
+  Instruction* p1 = comp->AddInstruction(Instruction::CreateParameter(1, s, "p1"));
+  Instruction* add = comp->AddInstruction(Instruction::Create(Opcode::kAdd, s, {p0, p1}));
+  add->set_name("sum");
+  Instruction* mul =
+      comp->AddInstruction(Instruction::Create(Opcode::kMultiply, s, {add, p0}));
+  mul->set_name("product");
+  comp->set_root(mul);
+  module->set_entry(module->AddComputation(std::move(comp)));
+  return module;
+}
+
+TEST(GraphTest, UsersTrackOperandEdits) {
+  auto module = MakeSmallModule();
+  Computation* main = module->entry();
+  Instruction* p0 = main->parameter(0);
+  Instruction* sum = main->instructions()[2].get();
+  Instruction* product = main->root();
+  EXPECT_EQ(p0->user_count(), 2);
+  EXPECT_EQ(sum->users().size(), 1u);
+  Instruction* neg = main->AddInstruction(
+      Instruction::Create(Opcode::kNegate, p0->shape(), {p0}));
+  EXPECT_EQ(neg->name(), "negate");
+  EXPECT_GE(neg->unique_id(), 4);
+  sum->ReplaceAllUsesWith(neg);
+  EXPECT_EQ(product->operand(0), neg);
+  EXPECT_EQ(sum->user_count(), 0);
+  EXPECT_TRUE(main->RemoveInstruction(sum).ok());
+  EXPECT_EQ(p0->user_count(), 2);  // negate and product
+  EXPECT_FALSE(main->RemoveInstruction(product).ok());  // the root
+}
+
+TEST(GraphTest, PostOrderPutsDefinitionsFirst) {
+  auto module = MakeSmallModule();
+  Computation* main = module->entry();
+  // A new instruction appended last but used by an earlier one.
+  Instruction* p1 = main->parameter(1);
+  Instruction* neg = main->AddInstruction(
+      Instruction::Create(Opcode::kNegate, p1->shape(), {p1}));
+  Instruction* sum = main->instructions()[2].get();
+  sum->ReplaceOperandWith(1, neg);
+  std::vector<Instruction*> order = main->MakePostOrder();
+  ASSERT_EQ(order.size(), 5u);
+  auto pos = [&](Instruction* i) {
+    return std::find(order.begin(), order.end(), i) - order.begin();
+  };
+  EXPECT_LT(pos(neg), pos(sum));
+  EXPECT_LT(pos(sum), pos(main->root()));
+}
+
+TEST(GraphTest, CloneIsDeepAndKeepsNamesAndIds) {
+  auto module = MakeSmallModule();
+  auto clone = module->Clone();
+  ASSERT_NE(clone->entry(), nullptr);
+  EXPECT_NE(clone->entry(), module->entry());
+  EXPECT_EQ(clone->instruction_count(), module->instruction_count());
+  EXPECT_EQ(clone->entry()->root()->name(), "product");
+  EXPECT_EQ(clone->entry()->root()->unique_id(), module->entry()->root()->unique_id());
+  EXPECT_EQ(clone->entry()->root()->operand(1), clone->entry()->parameter(0));
+  EXPECT_EQ(module->UniqueInstructionName("sum"), "sum.1");
+}
+
+}  // namespace
+}  // namespace hlogym
