@@ -1,0 +1,66 @@
+#include "core/passes/pass_registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/base/status_macros.h"
+#include "core/passes/dce.h"
+
+namespace hlogym {
+namespace {
+
+// A factory for passes without options.
+template <typename P>
+std::function<absl::StatusOr<std::unique_ptr<Pass>>(PassOptions&)> Simple() {
+  return [](PassOptions&) -> absl::StatusOr<std::unique_ptr<Pass>> {
+    return std::make_unique<P>();
+  };
+}
+
+std::vector<PassInfo> BuiltinPasses() {
+  std::vector<PassInfo> passes = {
+      {"dce", "removes dead instructions, dead fusion parameters and unused computations",
+       Simple<DcePass>()},
+  };
+  std::sort(passes.begin(), passes.end(),
+            [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  return passes;
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& RegisteredPasses() {
+  static const auto* passes = new std::vector<PassInfo>(BuiltinPasses());
+  return *passes;
+}
+
+absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view spec) {
+  absl::string_view text = absl::StripAsciiWhitespace(
+      absl::string_view(spec.data(), spec.size()));
+  absl::string_view name = text;
+  absl::string_view args;
+  if (size_t open = text.find('('); open != absl::string_view::npos) {
+    if (text.back() != ')') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pass spec `", text, "` has an unclosed `(`"));
+    }
+    name = absl::StripAsciiWhitespace(text.substr(0, open));
+    args = text.substr(open + 1, text.size() - open - 2);
+  }
+  for (const PassInfo& info : RegisteredPasses()) {
+    if (info.name != name) continue;
+    ASSIGN_OR_RETURN(PassOptions options,
+                     PassOptions::Parse(std::string_view(args.data(), args.size())));
+    ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, info.create(options));
+    RETURN_IF_ERROR(options.CheckAllUsed(info.name));
+    return pass;
+  }
+  std::vector<std::string> names;
+  for (const PassInfo& info : RegisteredPasses()) names.push_back(info.name);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown pass `", name, "`; known passes: ", absl::StrJoin(names, ", ")));
+}
+
+}  // namespace hlogym

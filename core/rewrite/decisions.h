@@ -1,0 +1,36 @@
+// Decisions: the agent's choice for each `alternatives` node. Applying them
+// replaces every alternatives node by its chosen operand (0 keeps the
+// original), then prunes what no longer has a use.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "core/ir/module.h"
+
+namespace hlogym {
+
+// An alternatives node and its index in NodeOrder(module).
+struct AlternativeNode {
+  Instruction* node;
+  int64_t node_index;
+  int64_t num_choices() const { return node->operand_count(); }
+};
+
+// The alternatives nodes, in NodeOrder.
+std::vector<AlternativeNode> FindAlternatives(const Module& module);
+
+// HloEnv-style decisions: a row-major [rows, cols] int array with cols == 2
+// holding (node index, chosen operand), one row per alternatives node. On any
+// error (wrong shape, an index that is no alternatives node, a node named
+// twice or not at all, a choice out of range) nothing is changed.
+absl::Status ApplyDecisions(Module& module, absl::Span<const int64_t> decisions,
+                            int64_t rows, int64_t cols);
+
+// One choice per alternatives node, in FindAlternatives order. Same checks
+// and the same all-or-nothing behaviour as ApplyDecisions.
+absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices);
+
+}  // namespace hlogym

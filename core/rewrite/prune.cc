@@ -1,0 +1,101 @@
+#include "core/rewrite/prune.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace hlogym {
+
+bool IsRemovableWhenDead(const Instruction& instruction) {
+  if (instruction.opcode() == Opcode::kParameter || instruction.IsRoot()) {
+    return false;
+  }
+  if (HasSideEffect(instruction.opcode())) return false;
+  if (instruction.opcode() == Opcode::kCustomCall) {
+    const std::string* effect =
+        instruction.FindRawAttribute("custom_call_has_side_effect");
+    if (effect != nullptr && *effect == "true") return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Removes instructions without users, repeatedly, in one sweep per
+// computation: a worklist walks from each dead instruction to its operands.
+int64_t RemoveDeadInstructions(Computation& computation) {
+  absl::flat_hash_set<const Instruction*> dead;
+  std::vector<Instruction*> worklist;
+  for (const auto& inst : computation.instructions()) {
+    if (inst->user_count() == 0 && IsRemovableWhenDead(*inst)) {
+      worklist.push_back(inst.get());
+    }
+  }
+  while (!worklist.empty()) {
+    Instruction* inst = worklist.back();
+    worklist.pop_back();
+    if (!dead.insert(inst).second) continue;
+    std::vector<Instruction*> operands(inst->operands().begin(),
+                                       inst->operands().end());
+    inst->DetachOperands();
+    inst->DropAllControlDependencies();
+    for (Instruction* operand : operands) {
+      if (operand->user_count() == 0 && IsRemovableWhenDead(*operand) &&
+          !dead.contains(operand)) {
+        worklist.push_back(operand);
+      }
+    }
+  }
+  if (!dead.empty()) {
+    computation.RemoveInstructionsIf(
+        [&](const Instruction* inst) { return dead.contains(inst); });
+  }
+  return static_cast<int64_t>(dead.size());
+}
+
+// Drops fused-computation parameters that nothing reads, with the fusion
+// operands that fed them. Fused computations shared by several fusions are
+// left alone.
+int64_t RemoveDeadFusionParameters(Module& module) {
+  int64_t removed = 0;
+  for (const auto& computation : module.computations()) {
+    Instruction* fusion = computation->fusion_instruction();
+    if (fusion == nullptr || fusion->fused_computation() != computation.get()) {
+      continue;
+    }
+    for (int64_t i = computation->parameter_count() - 1; i >= 0; --i) {
+      Instruction* param = computation->parameter(i);
+      if (param->user_count() != 0 || param->IsRoot()) continue;
+      if (i >= fusion->operand_count()) continue;
+      if (!computation->RemoveParameter(i).ok()) continue;
+      // Rebuild the operand list without operand i.
+      std::vector<Instruction*> operands(fusion->operands().begin(),
+                                         fusion->operands().end());
+      operands.erase(operands.begin() + i);
+      fusion->DetachOperands();
+      for (Instruction* operand : operands) fusion->AppendOperand(operand);
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace
+
+int64_t Prune(Module& module) {
+  int64_t removed = 0;
+  // Removing fusion operands can kill their producers, so repeat until stable.
+  while (true) {
+    int64_t round = 0;
+    for (const auto& computation : module.computations()) {
+      round += RemoveDeadInstructions(*computation);
+    }
+    round += RemoveDeadFusionParameters(module);
+    removed += round;
+    if (round == 0) break;
+  }
+  module.RemoveUnreachableComputations();
+  return removed;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,173 @@
+#include "core/rewrite/rewriter.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/rewrite/prune.h"
+
+namespace hlogym {
+namespace {
+
+// Whether `from` depends on `target` through operands or control edges.
+bool DependsOn(const Instruction* from, const Instruction* target) {
+  absl::flat_hash_set<const Instruction*> visited;
+  std::vector<const Instruction*> stack = {from};
+  while (!stack.empty()) {
+    const Instruction* inst = stack.back();
+    stack.pop_back();
+    if (inst == target) return true;
+    if (!visited.insert(inst).second) continue;
+    for (const Instruction* operand : inst->operands()) stack.push_back(operand);
+    for (const Instruction* pred : inst->control_predecessors()) stack.push_back(pred);
+  }
+  return false;
+}
+
+}  // namespace
+
+Instruction* Rewriter::Add(Computation* computation,
+                           std::unique_ptr<Instruction> instruction) {
+  return computation->AddInstruction(std::move(instruction));
+}
+
+Computation* Rewriter::AddComputation(std::unique_ptr<Computation> computation,
+                                      const Computation* user) {
+  return module_->AddComputationBefore(std::move(computation), user);
+}
+
+absl::Status Rewriter::CheckReplacement(const Instruction* original,
+                                        const Instruction* replacement) const {
+  if (replacement == nullptr || original == nullptr) {
+    return absl::InvalidArgumentError("rewrite with a null instruction");
+  }
+  if (replacement->parent() != original->parent()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rewrite of `", original->name(), "` by `", replacement->name(),
+        "`: they are in different computations"));
+  }
+  if (!original->shape().Compatible(replacement->shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rewrite of `", original->name(), "` (", original->shape().ToString(),
+        ") by `", replacement->name(), "` (", replacement->shape().ToString(),
+        "): the shapes differ"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Rewriter::Replace(Instruction* original, Instruction* replacement) {
+  if (original == replacement) return absl::OkStatus();
+  if (absl::Status s = CheckReplacement(original, replacement); !s.ok()) return s;
+  ++rewrite_count_;
+  if (!dry()) {
+    original->ReplaceAllUsesWith(replacement);
+    RemoveIfDead(original);
+    return absl::OkStatus();
+  }
+  for (Instruction* user : original->users()) {
+    if (user != replacement) RecordCandidate({original, user}, replacement);
+  }
+  if (original->IsRoot()) RecordCandidate({original, nullptr}, replacement);
+  return absl::OkStatus();
+}
+
+absl::Status Rewriter::ReplaceUse(Instruction* original, Instruction* user,
+                                  Instruction* replacement) {
+  if (original == replacement) return absl::OkStatus();
+  if (absl::Status s = CheckReplacement(original, replacement); !s.ok()) return s;
+  if (std::find(user->operands().begin(), user->operands().end(), original) ==
+      user->operands().end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "`", user->name(), "` does not use `", original->name(), "`"));
+  }
+  ++rewrite_count_;
+  if (!dry()) {
+    user->ReplaceOperandWith(original, replacement);
+    RemoveIfDead(original);
+    return absl::OkStatus();
+  }
+  RecordCandidate({original, user}, replacement);
+  return absl::OkStatus();
+}
+
+void Rewriter::RecordCandidate(Use use, Instruction* replacement) {
+  auto [it, inserted] = candidates_.try_emplace(use);
+  if (inserted) use_order_.push_back(use);
+  std::vector<Instruction*>& list = it->second;
+  if (std::find(list.begin(), list.end(), replacement) == list.end()) {
+    list.push_back(replacement);
+  }
+}
+
+void Rewriter::RemoveIfDead(Instruction* instruction) {
+  std::vector<Instruction*> worklist = {instruction};
+  while (!worklist.empty()) {
+    Instruction* inst = worklist.back();
+    worklist.pop_back();
+    if (inst->user_count() != 0 || !IsRemovableWhenDead(*inst) ||
+        !inst->control_successors().empty() || removed_.contains(inst)) {
+      continue;
+    }
+    std::vector<Instruction*> operands(inst->operands().begin(),
+                                       inst->operands().end());
+    inst->DetachOperands();
+    inst->DropAllControlDependencies();
+    removed_.insert(inst);
+    for (Instruction* operand : operands) worklist.push_back(operand);
+  }
+}
+
+int64_t Rewriter::PruneDeadCode() {
+  if (dry()) return 0;
+  // Free what this pass already unlinked before the module-wide sweep.
+  for (const auto& computation : module_->computations()) {
+    computation->RemoveInstructionsIf(
+        [&](const Instruction* inst) { return removed_.contains(inst); });
+  }
+  removed_.clear();
+  const int64_t removed = Prune(*module_);
+  rewrite_count_ += removed;
+  return removed;
+}
+
+absl::StatusOr<int64_t> Rewriter::Finish() {
+  if (dry()) return MaterializeAlternatives();
+  if (!removed_.empty()) {
+    for (const auto& computation : module_->computations()) {
+      computation->RemoveInstructionsIf(
+          [&](const Instruction* inst) { return removed_.contains(inst); });
+    }
+    removed_.clear();
+  }
+  if (rewrite_count_ > 0) module_->RemoveUnreachableComputations();
+  return rewrite_count_;
+}
+
+absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
+  int64_t created = 0;
+  for (const Use& use : use_order_) {
+    Instruction* original = use.original;
+    std::vector<Instruction*> kept;
+    for (Instruction* candidate : candidates_.at(use)) {
+      // Choosing this candidate would make the user depend on itself.
+      if (use.user != nullptr && DependsOn(candidate, use.user)) continue;
+      kept.push_back(candidate);
+    }
+    if (kept.empty()) continue;
+    std::vector<Instruction*> operands = {original};
+    operands.insert(operands.end(), kept.begin(), kept.end());
+    auto alt = Instruction::Create(Opcode::kAlternatives, original->shape(), operands);
+    alt->set_name(module_->UniqueInstructionName("alternatives"));
+    Instruction* node = original->parent()->AddInstruction(std::move(alt));
+    if (use.user == nullptr) {
+      original->parent()->set_root(node);
+    } else {
+      use.user->ReplaceOperandWith(original, node);
+    }
+    ++created;
+  }
+  use_order_.clear();
+  candidates_.clear();
+  return created;
+}
+
+}  // namespace hlogym
