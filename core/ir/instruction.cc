@@ -25,7 +25,7 @@ std::unique_ptr<Instruction> Instruction::CreateParameter(int64_t number,
 
 std::unique_ptr<Instruction> Instruction::CreateConstant(Literal literal) {
   auto inst = Create(Opcode::kConstant, literal.shape());
-  inst->attrs_ = ConstantAttrs{std::move(literal)};
+  inst->attrs_ = std::make_unique<OpAttrs>(ConstantAttrs{std::move(literal)});
   return inst;
 }
 
@@ -44,9 +44,18 @@ std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
   clone->index_ = index_;
   clone->called_computations_ = called_computations_;
   clone->dimensions_ = dimensions_;
-  clone->attrs_ = attrs_;
+  if (attrs_) clone->attrs_ = std::make_unique<OpAttrs>(*attrs_);
   clone->raw_attrs_ = raw_attrs_;
   return clone;
+}
+
+const OpAttrs& Instruction::op_attrs() const {
+  static const OpAttrs* const kNone = new OpAttrs();
+  return attrs_ ? *attrs_ : *kNone;
+}
+
+void Instruction::set_op_attrs(OpAttrs attrs) {
+  attrs_ = std::make_unique<OpAttrs>(std::move(attrs));
 }
 
 bool Instruction::IsRoot() const {

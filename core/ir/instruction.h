@@ -125,19 +125,20 @@ class Instruction {
   // family the instruction does not hold is a programming error.
   template <typename T>
   const T& attrs() const {
-    return std::get<T>(attrs_);
+    return std::get<T>(op_attrs());
   }
   template <typename T>
   T& mutable_attrs() {
-    if (!std::holds_alternative<T>(attrs_)) attrs_ = T{};
-    return std::get<T>(attrs_);
+    if (!attrs_) attrs_ = std::make_unique<OpAttrs>();
+    if (!std::holds_alternative<T>(*attrs_)) *attrs_ = T{};
+    return std::get<T>(*attrs_);
   }
   template <typename T>
   bool has_attrs() const {
-    return std::holds_alternative<T>(attrs_);
+    return attrs_ != nullptr && std::holds_alternative<T>(*attrs_);
   }
-  const OpAttrs& op_attrs() const { return attrs_; }
-  void set_op_attrs(OpAttrs attrs) { attrs_ = std::move(attrs); }
+  const OpAttrs& op_attrs() const;
+  void set_op_attrs(OpAttrs attrs);
 
   // Shorthands for the common families.
   const Literal& literal() const { return attrs<ConstantAttrs>().literal; }
@@ -176,7 +177,8 @@ class Instruction {
   std::vector<Instruction*> control_successors_;
   std::vector<Computation*> called_computations_;
   std::vector<int64_t> dimensions_;
-  OpAttrs attrs_;
+  // Out of line: most instructions have none, and the variant is large.
+  std::unique_ptr<OpAttrs> attrs_;
   std::vector<RawAttribute> raw_attrs_;
 };
 
