@@ -1,0 +1,166 @@
+// Tests of the graph observation: node/edge/alternative arrays and limits.
+#include <vector>
+
+#include "core/features/graph_features.h"
+#include "core/ir/module.h"
+#include "core/ir/node_order.h"
+#include "core/rewrite/decisions.h"
+#include "core/rewrite/pass.h"
+#include "gtest/gtest.h"
+
+namespace hlogym {
+namespace {
+
+// Owns buffers for one observation and the view onto them.
+struct Buffers {
+  explicit Buffers(const FeatureLimits& l)
+      : node_features(l.max_nodes * kNodeFeatureCount, 7.f),
+        node_opcode(l.max_nodes, 7), node_mask(l.max_nodes, 7),
+        edge_index(2 * l.max_edges, 7), edge_features(l.max_edges * kEdgeFeatureCount, 7.f),
+        edge_mask(l.max_edges, 7), in_edge_offsets(l.max_nodes + 1, 7),
+        alt_nodes(l.max_alternatives, 7), alt_valid(l.max_alternatives, 7),
+        alt_num_choices(l.max_alternatives, 7),
+        alt_mask(l.max_alternatives * l.max_choices, 7) {}
+  ObservationView view() {
+    return {node_features.data(), node_opcode.data(), node_mask.data(),
+            edge_index.data(), edge_features.data(), edge_mask.data(),
+            in_edge_offsets.data(), alt_nodes.data(), alt_valid.data(),
+            alt_num_choices.data(), alt_mask.data()};
+  }
+  std::vector<float> node_features;
+  std::vector<int32_t> node_opcode;
+  std::vector<uint8_t> node_mask;
+  std::vector<int32_t> edge_index;
+  std::vector<float> edge_features;
+  std::vector<uint8_t> edge_mask;
+  std::vector<int32_t> in_edge_offsets;
+  std::vector<int32_t> alt_nodes;
+  std::vector<uint8_t> alt_valid;
+  std::vector<int32_t> alt_num_choices;
+  std::vector<uint8_t> alt_mask;
+};
+
+// main(p: f32[4,8]) = add(negate(p), p) ; root is the add.
+std::unique_ptr<Module> MakeModule() {
+  auto module = std::make_unique<Module>("m");
+  auto comp = std::make_unique<Computation>("main");
+  Shape s = Shape::Array(PrimitiveType::kF32, {4, 8});
+  Instruction* p = comp->AddInstruction(Instruction::CreateParameter(0, s, "p"));
+  Instruction* neg = comp->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
+  Instruction* add = comp->AddInstruction(Instruction::Create(Opcode::kAdd, s, {neg, p}));
+  comp->set_root(add);
+  module->set_entry(module->AddComputation(std::move(comp)));
+  return module;
+}
+
+// Offers copy(negate(x)) as a replacement of every negate.
+class OfferCopyPass : public Pass {
+ public:
+  std::string_view name() const override { return "offer-copy"; }
+  absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override {
+    for (Instruction* inst : module.entry()->MakePostOrder()) {
+      if (inst->opcode() != Opcode::kNegate) continue;
+      Instruction* copy = rewriter.Add(
+          module.entry(), Instruction::Create(Opcode::kCopy, inst->shape(), {inst}));
+      if (absl::Status s = rewriter.Replace(inst, copy); !s.ok()) return s;
+    }
+    return true;
+  }
+};
+
+TEST(GraphFeaturesTest, NodesAndEdgesOfAPlainModule) {
+  auto module = MakeModule();
+  FeatureLimits limits{8, 8, 2, 3};
+  Buffers b(limits);
+  GraphCounts counts = WriteObservation(*module, limits, b.view()).value();
+  EXPECT_EQ(counts.nodes, 3);
+  EXPECT_EQ(counts.edges, 3);
+  EXPECT_EQ(counts.alternatives, 0);
+  // Node 0 is the parameter, 1 the negate, 2 the add (post-order).
+  EXPECT_EQ(b.node_opcode[0], static_cast<int>(Opcode::kParameter));
+  EXPECT_EQ(b.node_opcode[2], static_cast<int>(Opcode::kAdd));
+  EXPECT_EQ(b.node_opcode[3], -1);
+  const float* add = &b.node_features[2 * kNodeFeatureCount];
+  EXPECT_EQ(add[kNodeRank], 2.f);
+  EXPECT_EQ(add[kNodeDims], 4.f);
+  EXPECT_EQ(add[kNodeDims + 1], 8.f);
+  EXPECT_EQ(add[kNodeDims + 2], 0.f);
+  EXPECT_FLOAT_EQ(add[kNodeLogElements], std::log2(33.f));
+  EXPECT_EQ(add[kNodeIsRoot], 1.f);
+  EXPECT_EQ(add[kNodeOperandCount], 2.f);
+  EXPECT_EQ(b.node_features[0 * kNodeFeatureCount + kNodeUserCount], 2.f);
+  EXPECT_EQ((std::vector<uint8_t>(b.node_mask.begin(), b.node_mask.begin() + 4)),
+            (std::vector<uint8_t>{1, 1, 1, 0}));
+  // Edges: p->neg (operand 0), neg->add (0), p->add (1); padding is -1.
+  EXPECT_EQ(b.edge_index[0], 0);
+  EXPECT_EQ(b.edge_index[8 + 0], 1);
+  EXPECT_EQ(b.edge_index[1], 1);
+  EXPECT_EQ(b.edge_index[8 + 1], 2);
+  EXPECT_EQ(b.edge_index[2], 0);
+  EXPECT_EQ(b.edge_index[8 + 2], 2);
+  EXPECT_EQ(b.edge_index[3], -1);
+  EXPECT_EQ(b.edge_features[2 * kEdgeFeatureCount + kEdgeOperandIndex], 1.f);
+  EXPECT_EQ(b.edge_mask[2], 1);
+  EXPECT_EQ(b.edge_mask[3], 0);
+  // CSR by target: node 0 has none, node 1 one, node 2 two; padding empty.
+  EXPECT_EQ(std::vector<int32_t>(b.in_edge_offsets.begin(), b.in_edge_offsets.end()),
+            (std::vector<int32_t>{0, 0, 1, 3, 3, 3, 3, 3, 3}));
+  EXPECT_EQ(b.alt_valid[0], 0);
+  EXPECT_EQ(b.alt_nodes[0], -1);
+}
+
+TEST(GraphFeaturesTest, AlternativesAreListedWithTheirMasks) {
+  auto module = MakeModule();
+  OfferCopyPass pass;
+  ASSERT_EQ(RunDryPass(pass, *module).value(), 1);
+  FeatureLimits limits{8, 8, 2, 3};
+  Buffers b(limits);
+  GraphCounts counts = WriteObservation(*module, limits, b.view()).value();
+  EXPECT_EQ(counts.alternatives, 1);
+  std::vector<AlternativeNode> alts = FindAlternatives(*module);
+  ASSERT_EQ(alts.size(), 1u);
+  EXPECT_EQ(b.alt_nodes[0], alts[0].node_index);
+  EXPECT_EQ(b.node_opcode[b.alt_nodes[0]], static_cast<int>(Opcode::kAlternatives));
+  EXPECT_EQ(b.alt_valid[0], 1);
+  EXPECT_EQ(b.alt_valid[1], 0);
+  EXPECT_EQ(b.alt_num_choices[0], 2);
+  EXPECT_EQ((std::vector<uint8_t>(b.alt_mask.begin(), b.alt_mask.begin() + 6)),
+            (std::vector<uint8_t>{1, 1, 0, 0, 0, 0}));
+  // The copy is a candidate root, reached by a candidate edge.
+  std::vector<Instruction*> order = NodeOrder(*module);
+  int copy_index = -1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i]->opcode() == Opcode::kCopy) copy_index = static_cast<int>(i);
+  }
+  ASSERT_GE(copy_index, 0);
+  EXPECT_EQ(b.node_features[copy_index * kNodeFeatureCount + kNodeIsCandidate], 1.f);
+  bool found = false;
+  for (int j = 0; j < counts.edges; ++j) {
+    if (b.edge_index[j] == copy_index && b.edge_index[8 + j] == b.alt_nodes[0]) {
+      EXPECT_EQ(b.edge_features[j * kEdgeFeatureCount + kEdgeType],
+                static_cast<float>(EdgeType::kCandidate));
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(GraphFeaturesTest, GraphsThatDoNotFitAreErrorsNamingTheLimit) {
+  auto module = MakeModule();
+  Buffers b(FeatureLimits{2, 8, 2, 3});
+  absl::Status nodes = WriteObservation(*module, {2, 8, 2, 3}, b.view()).status();
+  EXPECT_NE(nodes.message().find("has 3 nodes but max_nodes is 2"), std::string::npos)
+      << nodes;
+  EXPECT_EQ(b.node_mask[0], 0);  // left as padding
+  Buffers b2(FeatureLimits{8, 2, 2, 3});
+  absl::Status edges = WriteObservation(*module, {8, 2, 2, 3}, b2.view()).status();
+  EXPECT_NE(edges.message().find("max_edges is 2"), std::string::npos) << edges;
+  OfferCopyPass pass;
+  ASSERT_EQ(RunDryPass(pass, *module).value(), 1);
+  Buffers b3(FeatureLimits{8, 8, 2, 1});
+  absl::Status choices = WriteObservation(*module, {8, 8, 2, 1}, b3.view()).status();
+  EXPECT_NE(choices.message().find("max_choices is 1"), std::string::npos) << choices;
+}
+
+}  // namespace
+}  // namespace hlogym
