@@ -1,0 +1,67 @@
+// The analytical cost model: a runtime estimate of a module without running
+// it. Each kernel (a fusion, or an unfused instruction that needs one) costs
+// max(bytes moved / bandwidth, flops / peak) plus a launch cost, as XLA's GPU
+// performance model does in its simplest form. It is the reward source of
+// last resort and the greedy agent's lookahead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/ir/module.h"
+
+namespace hlogym {
+
+struct DeviceSpec {
+  std::string name;
+  double bandwidth_bytes_per_s;  // memory bandwidth
+  double peak_flops_per_s;       // arithmetic peak (no tensor cores)
+  double launch_seconds;         // per-kernel launch/dispatch cost
+};
+
+// An NVIDIA H100 SXM: HBM3 about 3.35 TB/s, about 60 TFLOP/s fp32 without
+// tensor cores, about 5 us per kernel launch when launches are not pipelined.
+DeviceSpec H100Device();
+// A generic server CPU core pair (the CI machine's class): about 20 GB/s,
+// about 50 GFLOP/s, about 1 us per kernel (a function call plus a TBB
+// dispatch). Calibrate() fits real numbers.
+DeviceSpec CpuDevice();
+// "h100" or "cpu"; anything else is an error listing both.
+absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name);
+
+struct KernelCost {
+  const Instruction* kernel;
+  double bytes;    // read + written
+  double flops;
+  double seconds;  // max(bytes/bw, flops/peak) + launch
+};
+
+struct CostEstimate {
+  double seconds = 0;
+  int64_t kernels = 0;
+  double bytes = 0;
+  double flops = 0;
+  std::vector<KernelCost> per_kernel;  // in execution order
+};
+
+// Estimates the entry computation. While loops count their body and
+// condition once per iteration when the trip count can be read off the loop
+// (a counter compared with a constant, as lax.fori_loop and scan lower to),
+// else once. Conditionals count their most expensive branch.
+CostEstimate EstimateCost(const Module& module, const DeviceSpec& device);
+
+// One measured kernel for calibration.
+struct KernelSample {
+  double bytes;
+  double flops;
+  double seconds;
+};
+
+// Fits bandwidth, peak and launch cost to measured kernels (least squares on
+// the memory-bound and compute-bound samples). Needs at least 3 samples.
+absl::StatusOr<DeviceSpec> Calibrate(const DeviceSpec& initial,
+                                     const std::vector<KernelSample>& samples);
+
+}  // namespace hlogym
