@@ -117,6 +117,7 @@ std::unique_ptr<Module> Module::Clone() const {
   auto clone = std::make_unique<Module>(name_);
   clone->entry_layout_ = entry_layout_;
   clone->raw_attrs_ = raw_attrs_;
+  clone->stack_frame_index_ = stack_frame_index_;
   clone->next_id_ = next_id_;
 
   absl::flat_hash_map<const Computation*, Computation*> comp_map;

@@ -59,6 +59,13 @@ class Module {
   // Other header attributes (is_scheduled, input_output_alias, ...), verbatim.
   const std::vector<RawAttribute>& raw_attributes() const { return raw_attrs_; }
   std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attrs_; }
+  // The stack frame index that XLA dumps print after the header (from
+  // "FileNames" to the last "StackFrames" entry), verbatim; empty when absent.
+  // Instruction metadata refers to it by stack_frame_id.
+  const std::string& stack_frame_index() const { return stack_frame_index_; }
+  void set_stack_frame_index(std::string text) {
+    stack_frame_index_ = std::move(text);
+  }
 
   int64_t instruction_count() const;  // all computations
 
@@ -79,6 +86,7 @@ class Module {
   Computation* entry_ = nullptr;
   std::optional<ComputationLayout> entry_layout_;
   std::vector<RawAttribute> raw_attrs_;
+  std::string stack_frame_index_;
   int64_t next_id_ = 0;
   // Built on first use of UniqueInstructionName, so parsing pays nothing.
   std::unique_ptr<absl::flat_hash_set<std::string>> instruction_names_;

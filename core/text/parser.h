@@ -20,10 +20,11 @@ struct ParseOptions {
 // Errors are absl::InvalidArgumentError with the message
 // "line L, column C: <what is wrong>" (1-based), naming the token found.
 // Never aborts, never reads out of bounds, always terminates.
-absl::StatusOr<std::unique_ptr<Module>> ParseModule(
-    std::string_view text, const ParseOptions& options = {});
+absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
+                                                    const ParseOptions& options = {});
 
-// Parses a shape alone, e.g. "f32[8,4]{1,0}" or "(s32[], f32[2])".
+// Parses a shape alone, e.g. "f32[8,4]{1,0}" or "(s32[], f32[2])". Arrays
+// written without a layout get the row-major one (as ParseOptions' default).
 absl::StatusOr<Shape> ParseShape(std::string_view text);
 
 }  // namespace hlogym

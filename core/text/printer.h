@@ -18,11 +18,9 @@ struct PrintOptions {
 };
 
 std::string PrintModule(const Module& module, const PrintOptions& options = {});
-std::string PrintComputation(const Computation& computation,
-                             const PrintOptions& options = {});
+std::string PrintComputation(const Computation& computation, const PrintOptions& options = {});
 // One instruction line without indentation or ROOT, e.g.
 // "add.3 = f32[8]{0} add(x, y)".
-std::string PrintInstruction(const Instruction& instruction,
-                             const PrintOptions& options = {});
+std::string PrintInstruction(const Instruction& instruction, const PrintOptions& options = {});
 
 }  // namespace hlogym
