@@ -1,0 +1,22 @@
+#include "agents/random_agent.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace hlogym {
+
+absl::StatusOr<std::vector<int64_t>> RandomAgent::Choose(
+    absl::Span<const int64_t> num_choices) {
+  std::vector<int64_t> choices;
+  choices.reserve(num_choices.size());
+  for (size_t i = 0; i < num_choices.size(); ++i) {
+    if (num_choices[i] <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "alternative ", i, " has ", num_choices[i], " choices; it needs at least 1"));
+    }
+    std::uniform_int_distribution<int64_t> pick(0, num_choices[i] - 1);
+    choices.push_back(pick(rng_));
+  }
+  return choices;
+}
+
+}  // namespace hlogym
