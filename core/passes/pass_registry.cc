@@ -1,6 +1,7 @@
 #include "core/passes/pass_registry.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -29,12 +30,47 @@ std::vector<PassInfo> BuiltinPasses() {
   return passes;
 }
 
+struct Registry {
+  std::mutex mutex;
+  std::vector<PassInfo> passes = BuiltinPasses();
+};
+
+Registry& GetRegistry() {
+  static Registry* registry = new Registry();
+  return *registry;
+}
+
 }  // namespace
 
-const std::vector<PassInfo>& RegisteredPasses() {
-  static const auto* passes = new std::vector<PassInfo>(BuiltinPasses());
-  return *passes;
+std::vector<PassInfo> RegisteredPasses() {
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return registry.passes;
 }
+
+absl::Status RegisterPass(PassInfo info) {
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const PassInfo& existing : registry.passes) {
+    if (existing.name == info.name) {
+      return absl::AlreadyExistsError(absl::StrCat("a pass named `", info.name, "` exists"));
+    }
+  }
+  registry.passes.push_back(std::move(info));
+  std::sort(registry.passes.begin(), registry.passes.end(),
+            [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  return absl::OkStatus();
+}
+
+namespace {
+const PassInfo* FindPass(const std::vector<PassInfo>& passes, absl::string_view name) {
+  for (const PassInfo& info : passes) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view spec) {
   absl::string_view text = absl::StripAsciiWhitespace(
@@ -49,16 +85,16 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view spec) {
     name = absl::StripAsciiWhitespace(text.substr(0, open));
     args = text.substr(open + 1, text.size() - open - 2);
   }
-  for (const PassInfo& info : RegisteredPasses()) {
-    if (info.name != name) continue;
+  const std::vector<PassInfo> passes = RegisteredPasses();
+  if (const PassInfo* info = FindPass(passes, name)) {
     ASSIGN_OR_RETURN(PassOptions options,
                      PassOptions::Parse(std::string_view(args.data(), args.size())));
-    ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, info.create(options));
-    RETURN_IF_ERROR(options.CheckAllUsed(info.name));
+    ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, info->create(options));
+    RETURN_IF_ERROR(options.CheckAllUsed(info->name));
     return pass;
   }
   std::vector<std::string> names;
-  for (const PassInfo& info : RegisteredPasses()) names.push_back(info.name);
+  for (const PassInfo& info : passes) names.push_back(info.name);
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown pass `", name, "`; known passes: ", absl::StrJoin(names, ", ")));
 }

@@ -20,8 +20,11 @@ struct PassInfo {
   std::function<absl::StatusOr<std::unique_ptr<Pass>>(PassOptions&)> create;
 };
 
-// Every built-in pass, sorted by name.
-const std::vector<PassInfo>& RegisteredPasses();
+// Every registered pass (built-in and added), sorted by name.
+std::vector<PassInfo> RegisteredPasses();
+
+// Adds a pass of the user's own (a C++ Pass subclass) under a new name.
+absl::Status RegisterPass(PassInfo info);
 
 // Makes a pass from a spec: "dce", "fusion(mode=general)". Unknown names and
 // options give an error listing what exists.

@@ -1,0 +1,86 @@
+#include "envs/batch.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace hlogym {
+
+int DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: case DType::kInt32: return 4;
+    case DType::kFloat64: case DType::kUInt64: return 8;
+    case DType::kUInt8: case DType::kBool: return 1;
+  }
+  return 1;
+}
+
+int64_t BatchArray::bytes() const {
+  int64_t n = DTypeSize(dtype);
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Batch::Batch(int64_t batch_size, const FeatureLimits& l) : size_(batch_size) {
+  const int64_t b = batch_size;
+  Add("node_features", DType::kFloat32, {b, l.max_nodes, kNodeFeatureCount});
+  Add("node_opcode", DType::kInt32, {b, l.max_nodes});
+  Add("node_mask", DType::kBool, {b, l.max_nodes});
+  Add("edge_index", DType::kInt32, {b, 2, l.max_edges});
+  Add("edge_features", DType::kFloat32, {b, l.max_edges, kEdgeFeatureCount});
+  Add("edge_mask", DType::kBool, {b, l.max_edges});
+  Add("in_edge_offsets", DType::kInt32, {b, l.max_nodes + 1});
+  Add("alt_nodes", DType::kInt32, {b, l.max_alternatives});
+  Add("alt_valid", DType::kBool, {b, l.max_alternatives});
+  Add("alt_num_choices", DType::kInt32, {b, l.max_alternatives});
+  Add("alt_mask", DType::kBool, {b, l.max_alternatives, l.max_choices});
+  Add("env_id", DType::kInt32, {b});
+  Add("reward", DType::kFloat32, {b});
+  Add("terminated", DType::kBool, {b});
+  Add("truncated", DType::kBool, {b});
+  Add("elapsed_step", DType::kInt32, {b});
+  Add("benchmark", DType::kInt32, {b});
+  Add("num_alternatives", DType::kInt32, {b});
+  Add("rewrites_applied", DType::kInt32, {b});
+  Add("original_runtime", DType::kFloat64, {b});
+  Add("default_runtime", DType::kFloat64, {b});
+  Add("current_runtime", DType::kFloat64, {b});
+  Add("fingerprint", DType::kUInt64, {b});
+  errors_.assign(b, "");
+}
+
+void Batch::Add(std::string name, DType dtype, std::vector<int64_t> shape) {
+  BatchArray array{std::move(name), dtype, std::move(shape), nullptr};
+  // Zeroed so a row no environment wrote (partial batches) holds no garbage.
+  auto* memory = static_cast<uint8_t*>(std::calloc(std::max<int64_t>(array.bytes(), 1), 1));
+  if (memory == nullptr) throw std::bad_alloc();
+  array.data = std::shared_ptr<uint8_t>(memory, [](uint8_t* p) { std::free(p); });
+  arrays_.push_back(std::move(array));
+}
+
+const BatchArray& Batch::array(const std::string& name) const {
+  for (const BatchArray& a : arrays_) {
+    if (a.name == name) return a;
+  }
+  throw std::out_of_range("no batch array " + name);
+}
+
+ObservationView Batch::Observation(int64_t i) const {
+  const auto& a = arrays_;
+  return ObservationView{
+      a[kNodeFeaturesField].row<float>(i),   a[kNodeOpcodeField].row<int32_t>(i),
+      a[kNodeMaskField].row<uint8_t>(i),     a[kEdgeIndexField].row<int32_t>(i),
+      a[kEdgeFeaturesField].row<float>(i),   a[kEdgeMaskField].row<uint8_t>(i),
+      a[kInEdgeOffsetsField].row<int32_t>(i), a[kAltNodesField].row<int32_t>(i),
+      a[kAltValidField].row<uint8_t>(i),     a[kAltNumChoicesField].row<int32_t>(i),
+      a[kAltMaskField].row<uint8_t>(i)};
+}
+
+bool Batch::shared_outside() const {
+  for (const BatchArray& a : arrays_) {
+    if (a.data.use_count() > 1) return true;
+  }
+  return false;
+}
+
+}  // namespace hlogym

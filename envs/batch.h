@@ -1,0 +1,89 @@
+// Batch: the arrays one pool step returns, each a block of memory owned by a
+// shared_ptr so Python can view it without copying (the numpy array's base
+// holds the pointer). Row i of every array belongs to one environment.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/features/graph_features.h"
+
+namespace hlogym {
+
+enum class DType { kFloat32, kFloat64, kInt32, kUInt8, kBool, kUInt64 };
+int DTypeSize(DType dtype);
+
+struct BatchArray {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;  // [batch, ...]
+  std::shared_ptr<uint8_t> data;
+  int64_t bytes() const;
+  template <typename T>
+  T* row(int64_t i) const {
+    int64_t per_row = bytes() / shape[0];
+    return reinterpret_cast<T*>(data.get() + i * per_row);
+  }
+};
+
+// The arrays of a batch, in order; BatchField indexes Batch::arrays().
+enum BatchField : int {
+  kNodeFeaturesField, kNodeOpcodeField, kNodeMaskField, kEdgeIndexField,
+  kEdgeFeaturesField, kEdgeMaskField, kInEdgeOffsetsField, kAltNodesField,
+  kAltValidField, kAltNumChoicesField, kAltMaskField,
+  kEnvIdField, kRewardField, kTerminatedField, kTruncatedField, kElapsedStepField,
+  kBenchmarkField, kNumAlternativesField, kRewritesAppliedField,
+  kOriginalRuntimeField, kDefaultRuntimeField, kCurrentRuntimeField,
+  kFingerprintField, kNumBatchFields
+};
+
+// Every array of a pool's batch, in a fixed order. Observation arrays come
+// first (node_features ... alt_mask), then per-environment step results.
+class Batch {
+ public:
+  Batch(int64_t batch_size, const FeatureLimits& limits);
+
+  int64_t size() const { return size_; }
+  const std::vector<BatchArray>& arrays() const { return arrays_; }
+  const BatchArray& array(const std::string& name) const;
+
+  // Environment row i as an observation view.
+  ObservationView Observation(int64_t i) const;
+
+  // Per-environment results, by row.
+  int32_t& env_id(int64_t i) const { return Get<int32_t>(kEnvIdField, i); }
+  float& reward(int64_t i) const { return Get<float>(kRewardField, i); }
+  bool& terminated(int64_t i) const { return Get<bool>(kTerminatedField, i); }
+  bool& truncated(int64_t i) const { return Get<bool>(kTruncatedField, i); }
+  int32_t& elapsed_step(int64_t i) const { return Get<int32_t>(kElapsedStepField, i); }
+  int32_t& benchmark(int64_t i) const { return Get<int32_t>(kBenchmarkField, i); }
+  int32_t& num_alternatives(int64_t i) const { return Get<int32_t>(kNumAlternativesField, i); }
+  int32_t& rewrites_applied(int64_t i) const { return Get<int32_t>(kRewritesAppliedField, i); }
+  double& original_runtime(int64_t i) const { return Get<double>(kOriginalRuntimeField, i); }
+  double& default_runtime(int64_t i) const { return Get<double>(kDefaultRuntimeField, i); }
+  double& current_runtime(int64_t i) const { return Get<double>(kCurrentRuntimeField, i); }
+  uint64_t& fingerprint(int64_t i) const { return Get<uint64_t>(kFingerprintField, i); }
+
+  // Messages of environments whose step failed inside the pool (empty when
+  // it did not); such an environment is truncated and resets next step.
+  std::vector<std::string>& errors() { return errors_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+
+  // Whether anything outside the pool (a numpy array) still holds memory.
+  bool shared_outside() const;
+
+ private:
+  template <typename T>
+  T& Get(BatchField field, int64_t i) const {
+    return *arrays_[field].row<T>(i);
+  }
+  void Add(std::string name, DType dtype, std::vector<int64_t> shape);
+
+  int64_t size_;
+  std::vector<BatchArray> arrays_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace hlogym

@@ -1,0 +1,305 @@
+#include "envs/env_pool.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "core/rewrite/decisions.h"
+#include "oneapi/tbb/parallel_for.h"
+
+namespace hlogym {
+
+// An async batch being filled: rows are claimed under the mutex, written
+// without it, and counted when done.
+struct EnvPool::Slot {
+  std::shared_ptr<Batch> batch;
+  std::atomic<int64_t> done{0};
+};
+
+EnvPool::EnvPool(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
+                 PoolOptions options)
+    : spec_(std::move(spec)), benchmarks_(std::move(benchmarks)), options_(options),
+      arena_(options.num_threads) {}
+
+EnvPool::~EnvPool() { arena_.execute([&] { async_tasks_.wait(); }); }
+
+absl::StatusOr<std::unique_ptr<EnvPool>> EnvPool::Create(
+    EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, PoolOptions options) {
+  if (options.num_envs <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_envs must be positive, got ", options.num_envs));
+  }
+  if (options.batch_size == 0) options.batch_size = options.num_envs;
+  if (options.batch_size < 0 || options.batch_size > options.num_envs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch_size must be in [1, num_envs = ", options.num_envs, "], got ",
+        options.batch_size));
+  }
+  if (options.num_threads < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_threads must be >= 0, got ", options.num_threads));
+  }
+  if (options.num_threads == 0) {
+    options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  std::unique_ptr<EnvPool> pool(new EnvPool(spec, benchmarks, options));
+  for (int64_t i = 0; i < options.num_envs; ++i) {
+    ASSIGN_OR_RETURN(std::unique_ptr<HloRewriteEnv> env,
+                     HloRewriteEnv::Create(spec, benchmarks, options.seed + i));
+    pool->envs_.push_back(std::move(env));
+  }
+  pool->needs_reset_.assign(options.num_envs, 1);
+  pool->in_flight_ = std::make_unique<std::atomic<bool>[]>(options.num_envs);
+  for (int64_t i = 0; i < options.num_envs; ++i) pool->in_flight_[i] = false;
+  return pool;
+}
+
+std::shared_ptr<Batch> EnvPool::AcquireBatch(int64_t rows) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return AcquireBatchLocked(rows);
+}
+
+std::shared_ptr<Batch> EnvPool::AcquireBatchLocked(int64_t rows) {
+  for (auto& batch : recycled_) {
+    if (batch->size() == rows && batch.use_count() == 1 && !batch->shared_outside()) {
+      std::fill(batch->errors().begin(), batch->errors().end(), "");
+      return batch;
+    }
+  }
+  auto batch = std::make_shared<Batch>(rows, spec_.limits);
+  // Keep a few for reuse; beyond that, let old ones go once released.
+  if (recycled_.size() < 8) recycled_.push_back(batch);
+  return batch;
+}
+
+absl::Status EnvPool::CheckEnvId(int64_t env_id) const {
+  if (env_id < 0 || env_id >= num_envs()) {
+    return absl::OutOfRangeError(
+        absl::StrCat("env id ", env_id, " is out of range [0, ", num_envs(), ")"));
+  }
+  if (in_flight_[env_id]) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("env ", env_id, " has a step in flight: recv it first"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EnvPool::CheckActions(absl::Span<const int64_t> actions,
+                                   absl::Span<const int32_t> env_ids) const {
+  const int64_t width = spec_.limits.max_alternatives;
+  if (static_cast<int64_t>(actions.size()) != static_cast<int64_t>(env_ids.size()) * width) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "actions must have shape [", env_ids.size(), ", ", width, "] (max_alternatives = ",
+        width, "); got ", actions.size(), " values"));
+  }
+  for (size_t r = 0; r < env_ids.size(); ++r) {
+    const int32_t id = env_ids[r];
+    RETURN_IF_ERROR(CheckEnvId(id));
+    if (needs_reset_[id]) continue;  // the action is ignored
+    std::vector<AlternativeNode> alts = FindAlternatives(envs_[id]->module());
+    for (size_t s = 0; s < alts.size(); ++s) {
+      const int64_t choice = actions[r * width + s];
+      if (choice < 0 || choice >= alts[s].num_choices()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "env ", id, ", alternative ", s, ": choice ", choice,
+            " is out of range [0, ", alts[s].num_choices(), ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+void EnvPool::WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row) {
+  const HloRewriteEnv& env = *envs_[env_id];
+  const EnvInfo& info = env.info();
+  absl::StatusOr<GraphCounts> counts = env.Observe(batch.Observation(row));
+  batch.env_id(row) = env_id;
+  batch.reward(row) = static_cast<float>(reward);
+  batch.terminated(row) = info.terminated;
+  batch.truncated(row) = info.truncated;
+  batch.elapsed_step(row) = static_cast<int32_t>(info.step);
+  batch.benchmark(row) = static_cast<int32_t>(info.benchmark);
+  batch.num_alternatives(row) = static_cast<int32_t>(info.num_alternatives);
+  batch.rewrites_applied(row) = static_cast<int32_t>(info.rewrites_applied);
+  batch.original_runtime(row) = info.original_runtime;
+  batch.default_runtime(row) = info.default_runtime;
+  batch.current_runtime(row) = info.current_runtime;
+  batch.fingerprint(row) = info.fingerprint;
+  if (!counts.ok()) {
+    // The graph does not fit the observation: end the episode visibly.
+    batch.errors()[row] = std::string(counts.status().message());
+    batch.truncated(row) = !info.terminated;
+  }
+  needs_reset_[env_id] = batch.terminated(row) || batch.truncated(row);
+}
+
+void EnvPool::ResetOne(int32_t env_id, std::optional<uint64_t> seed, Batch& batch,
+                       int64_t row) {
+  absl::Status status = envs_[env_id]->Reset(seed);
+  if (!status.ok()) {
+    batch.errors()[row] = std::string(status.message());
+    batch.env_id(row) = env_id;
+    batch.truncated(row) = true;
+    needs_reset_[env_id] = 1;
+    return;
+  }
+  WriteRow(env_id, 0.0, batch, row);
+}
+
+void EnvPool::StepOne(int32_t env_id, const int64_t* action, Batch& batch, int64_t row) {
+  if (needs_reset_[env_id]) {
+    ResetOne(env_id, std::nullopt, batch, row);
+    return;
+  }
+  HloRewriteEnv& env = *envs_[env_id];
+  absl::StatusOr<double> reward =
+      env.Step(absl::MakeConstSpan(action, env.info().num_alternatives));
+  if (!reward.ok()) {
+    WriteRow(env_id, 0.0, batch, row);
+    batch.errors()[row] = std::string(reward.status().message());
+    batch.truncated(row) = true;
+    needs_reset_[env_id] = 1;
+    return;
+  }
+  WriteRow(env_id, *reward, batch, row);
+}
+
+absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> seed,
+                                                      const std::vector<bool>& mask) {
+  if (!mask.empty() && static_cast<int64_t>(mask.size()) != num_envs()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "reset_mask must have num_envs = ", num_envs(), " entries, got ", mask.size()));
+  }
+  for (int64_t i = 0; i < num_envs(); ++i) RETURN_IF_ERROR(CheckEnvId(i));
+  std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
+  arena_.execute([&] {
+    tbb::parallel_for(int64_t{0}, num_envs(), [&](int64_t i) {
+      const int32_t id = static_cast<int32_t>(i);
+      if (mask.empty() || mask[i]) {
+        ResetOne(id, seed ? std::optional<uint64_t>(*seed + i) : std::nullopt, *batch, i);
+      } else if (envs_[i]->in_episode()) {
+        WriteRow(id, 0.0, *batch, i);
+      } else {
+        ResetOne(id, std::nullopt, *batch, i);
+      }
+    });
+  });
+  return batch;
+}
+
+absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Step(absl::Span<const int64_t> actions) {
+  std::vector<int32_t> ids(num_envs());
+  for (int64_t i = 0; i < num_envs(); ++i) ids[i] = static_cast<int32_t>(i);
+  RETURN_IF_ERROR(CheckActions(actions, ids));
+  std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
+  const int64_t width = spec_.limits.max_alternatives;
+  arena_.execute([&] {
+    tbb::parallel_for(int64_t{0}, num_envs(), [&](int64_t i) {
+      StepOne(static_cast<int32_t>(i), actions.data() + i * width, *batch, i);
+    });
+  });
+  return batch;
+}
+
+std::pair<std::shared_ptr<EnvPool::Slot>, int64_t> EnvPool::ClaimRow() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (open_ == nullptr || open_rows_ == batch_size()) {
+    open_ = std::make_shared<Slot>();
+    open_->batch = AcquireBatchLocked(batch_size());
+    open_rows_ = 0;
+  }
+  return {open_, open_rows_++};
+}
+
+void EnvPool::FinishRow(const std::shared_ptr<Slot>& slot) {
+  if (slot->done.fetch_add(1) + 1 == batch_size()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ready_.push_back(slot->batch);
+    ready_cv_.notify_all();
+  }
+}
+
+absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
+                           absl::Span<const int32_t> env_ids) {
+  RETURN_IF_ERROR(CheckActions(actions, env_ids));
+  for (size_t a = 0; a < env_ids.size(); ++a) {
+    for (size_t b = a + 1; b < env_ids.size(); ++b) {
+      if (env_ids[a] == env_ids[b]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("env id ", env_ids[a], " appears twice in one send"));
+      }
+    }
+  }
+  const int64_t width = spec_.limits.max_alternatives;
+  for (size_t r = 0; r < env_ids.size(); ++r) {
+    const int32_t id = env_ids[r];
+    in_flight_[id] = true;
+    std::vector<int64_t> action(actions.begin() + r * width, actions.begin() + (r + 1) * width);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++pending_;
+    }
+    arena_.execute([&, id, action = std::move(action)]() mutable {
+      async_tasks_.run([this, id, action = std::move(action)] {
+        // Rows fill in the order tasks start; env ids tell them apart.
+        auto [slot, row] = ClaimRow();
+        StepOne(id, action.data(), *slot->batch, row);
+        in_flight_[id] = false;
+        FinishRow(slot);
+      });
+    });
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EnvPool::AsyncReset() {
+  std::vector<int32_t> ids;
+  for (int64_t i = 0; i < num_envs(); ++i) {
+    if (!in_flight_[i]) {
+      ids.push_back(static_cast<int32_t>(i));
+      needs_reset_[i] = 1;
+    }
+  }
+  std::vector<int64_t> zeros(ids.size() * spec_.limits.max_alternatives, 0);
+  return Send(zeros, ids);
+}
+
+absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Recv() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (ready_.empty() && pending_ < batch_size()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "recv would wait forever: ", pending_, " results are pending but a batch needs ",
+        batch_size(), "; send more first"));
+  }
+  ready_cv_.wait(lock, [&] { return !ready_.empty(); });
+  std::shared_ptr<Batch> batch = ready_.front();
+  ready_.pop_front();
+  pending_ -= batch_size();
+  return batch;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> EnvPool::ModuleCopy(int64_t env_id) const {
+  RETURN_IF_ERROR(CheckEnvId(env_id));
+  if (!envs_[env_id]->in_episode()) {
+    return absl::FailedPreconditionError(absl::StrCat("env ", env_id, " has not been reset"));
+  }
+  return envs_[env_id]->module().Clone();
+}
+
+absl::StatusOr<EpisodeRecord> EnvPool::Record(int64_t env_id) const {
+  RETURN_IF_ERROR(CheckEnvId(env_id));
+  return envs_[env_id]->record();
+}
+
+absl::StatusOr<EnvInfo> EnvPool::Info(int64_t env_id) const {
+  RETURN_IF_ERROR(CheckEnvId(env_id));
+  return envs_[env_id]->info();
+}
+
+absl::StatusOr<std::unique_ptr<HloRewriteEnv>> EnvPool::ForkEnv(int64_t env_id) const {
+  RETURN_IF_ERROR(CheckEnvId(env_id));
+  return envs_[env_id]->Fork();
+}
+
+}  // namespace hlogym

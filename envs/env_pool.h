@@ -1,0 +1,108 @@
+// EnvPool: num_envs environments stepped in parallel on a TBB arena, with a
+// synchronous step over all of them and EnvPool-style asynchronous
+// send/recv returning batch_size results at a time, tagged with env ids.
+// Results are written straight into Batch buffers that Python views without
+// copying; a buffer is reused only once nothing outside the pool holds it.
+// Autoreset is Gymnasium's next-step mode: the step after an episode ends
+// resets that environment, ignores its action and returns reward 0.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "envs/batch.h"
+#include "envs/hlo_rewrite_env.h"
+#include "oneapi/tbb/task_arena.h"
+#include "oneapi/tbb/task_group.h"
+
+namespace hlogym {
+
+struct PoolOptions {
+  int64_t num_envs = 1;
+  int64_t batch_size = 0;  // 0: num_envs (synchronous pools)
+  int num_threads = 0;     // 0: all cores
+  uint64_t seed = 0;       // environment i starts from seed + i
+};
+
+class EnvPool {
+ public:
+  static absl::StatusOr<std::unique_ptr<EnvPool>> Create(
+      EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, PoolOptions options);
+  ~EnvPool();
+
+  int64_t num_envs() const { return static_cast<int64_t>(envs_.size()); }
+  int64_t batch_size() const { return options_.batch_size; }
+  int num_threads() const { return options_.num_threads; }
+  const EnvSpec& spec() const { return spec_; }
+  const BenchmarkSet& benchmarks() const { return *benchmarks_; }
+
+  // Resets the environments where `mask` is true (all when empty), reseeding
+  // environment i with seed + i when a seed is given. Returns every
+  // environment's row, in env order.
+  absl::StatusOr<std::shared_ptr<Batch>> Reset(std::optional<uint64_t> seed,
+                                               const std::vector<bool>& mask);
+  // Steps every environment with its row of `actions` ([num_envs, A_max],
+  // choice per alternative slot; slots past the env's alternatives are
+  // ignored). Rows come back in env order. Invalid choices fail the whole
+  // call before any environment moves.
+  absl::StatusOr<std::shared_ptr<Batch>> Step(absl::Span<const int64_t> actions);
+
+  // Asynchronous: queues a step for each env id with its row of `actions`
+  // ([n, A_max]). An env id already in flight is an error.
+  absl::Status Send(absl::Span<const int64_t> actions, absl::Span<const int32_t> env_ids);
+  // Queues a reset of every environment not in flight.
+  absl::Status AsyncReset();
+  // Waits for the next batch_size results (in completion order).
+  absl::StatusOr<std::shared_ptr<Batch>> Recv();
+
+  // Per-environment access; the environment must not be in flight.
+  absl::StatusOr<std::unique_ptr<Module>> ModuleCopy(int64_t env_id) const;
+  absl::StatusOr<EpisodeRecord> Record(int64_t env_id) const;
+  absl::StatusOr<EnvInfo> Info(int64_t env_id) const;
+  absl::StatusOr<std::unique_ptr<HloRewriteEnv>> ForkEnv(int64_t env_id) const;
+
+ private:
+  struct Slot;
+  EnvPool(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, PoolOptions options);
+
+  // A batch to write into: a recycled one nobody else holds, or a new one.
+  std::shared_ptr<Batch> AcquireBatch(int64_t rows);
+  std::shared_ptr<Batch> AcquireBatchLocked(int64_t rows);  // mutex_ held
+  absl::Status CheckEnvId(int64_t env_id) const;
+  absl::Status CheckActions(absl::Span<const int64_t> actions,
+                            absl::Span<const int32_t> env_ids) const;
+  // One environment's step (or autoreset), results written into `row`.
+  void StepOne(int32_t env_id, const int64_t* action, Batch& batch, int64_t row);
+  void ResetOne(int32_t env_id, std::optional<uint64_t> seed, Batch& batch, int64_t row);
+  void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row);
+  // Async completion: claims a row in the open batch.
+  std::pair<std::shared_ptr<Slot>, int64_t> ClaimRow();
+  void FinishRow(const std::shared_ptr<Slot>& slot);
+
+  EnvSpec spec_;
+  std::shared_ptr<const BenchmarkSet> benchmarks_;
+  PoolOptions options_;
+  std::vector<std::unique_ptr<HloRewriteEnv>> envs_;
+  std::vector<uint8_t> needs_reset_;             // done at the last step
+  std::unique_ptr<std::atomic<bool>[]> in_flight_;
+  tbb::task_arena arena_;
+  tbb::task_group async_tasks_;
+
+  std::mutex mutex_;  // guards everything below
+  std::condition_variable ready_cv_;
+  std::vector<std::shared_ptr<Batch>> recycled_;
+  std::shared_ptr<Slot> open_;
+  int64_t open_rows_ = 0;
+  std::deque<std::shared_ptr<Batch>> ready_;
+  int64_t pending_ = 0;  // queued async results not yet handed out
+};
+
+}  // namespace hlogym

@@ -1,0 +1,136 @@
+#include "envs/hlo_rewrite_env.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "core/ir/fingerprint.h"
+#include "core/passes/pass_registry.h"
+#include "core/rewrite/decisions.h"
+#include "core/rewrite/pass.h"
+
+namespace hlogym {
+
+HloRewriteEnv::HloRewriteEnv(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
+                             uint64_t seed)
+    : spec_(std::move(spec)), benchmarks_(std::move(benchmarks)), rng_(seed) {}
+
+absl::StatusOr<std::unique_ptr<HloRewriteEnv>> HloRewriteEnv::Create(
+    EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, uint64_t seed) {
+  if (benchmarks == nullptr || benchmarks->size() == 0) {
+    return absl::InvalidArgumentError("an environment needs at least one benchmark");
+  }
+  if (spec.dry_passes.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("env `", spec.id, "` has no dry passes: nothing to decide"));
+  }
+  if (spec.max_steps <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_steps must be positive, got ", spec.max_steps));
+  }
+  for (const auto* list : {&spec.dry_passes, &spec.post_passes}) {
+    for (const std::string& pass : *list) RETURN_IF_ERROR(CreatePass(pass).status());
+  }
+  return std::unique_ptr<HloRewriteEnv>(
+      new HloRewriteEnv(std::move(spec), std::move(benchmarks), seed));
+}
+
+absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
+                                  std::optional<int64_t> benchmark) {
+  if (seed) rng_.seed(*seed);
+  int64_t index;
+  if (benchmark) {
+    index = *benchmark;
+  } else {
+    std::uniform_int_distribution<int64_t> pick(0, benchmarks_->size() - 1);
+    index = pick(rng_);
+  }
+  ASSIGN_OR_RETURN(const PreparedBenchmark* prepared, benchmarks_->Prepared(index));
+  module_ = prepared->module->Clone();
+  next_dry_ = 0;
+  info_ = EnvInfo();
+  info_.benchmark = index;
+  info_.benchmark_name = benchmarks_->name(index);
+  info_.original_runtime = prepared->original_runtime;
+  info_.default_runtime = prepared->default_runtime;
+  info_.current_runtime = prepared->original_runtime;
+  info_.fingerprint = prepared->fingerprint;
+  record_ = EpisodeRecord();
+  record_.benchmark = index;
+  absl::Status offered = OfferAlternatives();
+  if (!offered.ok()) module_.reset();
+  return offered;
+}
+
+absl::Status HloRewriteEnv::OfferAlternatives() {
+  const size_t n = spec_.dry_passes.size();
+  for (size_t tried = 0; tried < n; ++tried) {
+    const std::string& spec = spec_.dry_passes[next_dry_];
+    next_dry_ = (next_dry_ + 1) % n;
+    ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, CreatePass(spec));
+    ASSIGN_OR_RETURN(int64_t alternatives, RunDryPass(*pass, *module_));
+    if (alternatives > 0) {
+      info_.num_alternatives = static_cast<int64_t>(FindAlternatives(*module_).size());
+      info_.dry_pass = spec;
+      return absl::OkStatus();
+    }
+  }
+  info_.num_alternatives = 0;
+  info_.dry_pass.clear();
+  info_.terminated = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
+  if (module_ == nullptr) {
+    return absl::FailedPreconditionError("step before reset: call reset first");
+  }
+  if (info_.terminated || info_.truncated) {
+    return absl::FailedPreconditionError(
+        "the episode is over (terminated or truncated): call reset");
+  }
+  // Work on a copy so that a failure leaves the environment as it was.
+  std::unique_ptr<Module> next = module_->Clone();
+  RETURN_IF_ERROR(ApplyChoices(*next, choices));
+  RETURN_IF_ERROR(RunPassSpecs(spec_.post_passes, *next));
+  ASSIGN_OR_RETURN(double runtime, benchmarks_->runtime().Runtime(*next));
+
+  EnvInfo saved_info = info_;
+  std::unique_ptr<Module> saved = std::move(module_);
+  const size_t saved_next_dry = next_dry_;
+  module_ = std::move(next);
+  info_.fingerprint = Fingerprint(*module_);
+  if (absl::Status s = OfferAlternatives(); !s.ok()) {
+    module_ = std::move(saved);
+    info_ = saved_info;
+    next_dry_ = saved_next_dry;
+    return s;
+  }
+  const double reward = info_.original_runtime > 0
+                            ? (info_.current_runtime - runtime) / info_.original_runtime
+                            : 0.0;
+  info_.current_runtime = runtime;
+  info_.step += 1;
+  for (int64_t c : choices) info_.rewrites_applied += c != 0;
+  if (!info_.terminated && info_.step >= spec_.max_steps) info_.truncated = true;
+  record_.choices.emplace_back(choices.begin(), choices.end());
+  record_.rewards.push_back(reward);
+  return reward;
+}
+
+absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view) const {
+  if (module_ == nullptr) {
+    return absl::FailedPreconditionError("observe before reset: call reset first");
+  }
+  return WriteObservation(*module_, spec_.limits, view);
+}
+
+std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
+  std::unique_ptr<HloRewriteEnv> copy(new HloRewriteEnv(spec_, benchmarks_, 0));
+  copy->rng_ = rng_;
+  if (module_) copy->module_ = module_->Clone();
+  copy->next_dry_ = next_dry_;
+  copy->info_ = info_;
+  copy->record_ = record_;
+  return copy;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,99 @@
+// HloRewriteEnv: one environment. An episode takes a benchmark through its
+// pre-passes, then alternates: a dry pass offers alternatives (the
+// observation), the agent chooses (the action), the choices are applied, dead
+// code pruned and the post-passes run, and the runtime change is the reward.
+// It ends (terminated) when no dry pass offers anything, or is truncated at
+// max_steps.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/features/graph_features.h"
+#include "envs/benchmark_set.h"
+
+namespace hlogym {
+
+struct EnvSpec {
+  std::string id;                         // "fusion-v0", ...
+  std::vector<std::string> dry_passes;    // tried in turn, one per step
+  std::vector<std::string> post_passes;   // run after each decision
+  int64_t max_steps = 32;
+  FeatureLimits limits;
+};
+
+// What the caller learns about the episode after reset and each step.
+struct EnvInfo {
+  int64_t benchmark = -1;           // index into the BenchmarkSet
+  std::string benchmark_name;
+  int64_t step = 0;                 // steps taken this episode
+  double original_runtime = 0;      // after the pre-passes, seconds
+  double default_runtime = 0;       // after the default pipeline
+  double current_runtime = 0;       // now
+  uint64_t fingerprint = 0;         // of the module without alternatives
+  int64_t num_alternatives = 0;     // offered now
+  int64_t rewrites_applied = 0;     // non-zero choices so far
+  std::string dry_pass;             // the pass that offered them
+  bool terminated = false;
+  bool truncated = false;
+};
+
+// Enough to replay an episode: its benchmark and every step's choices.
+struct EpisodeRecord {
+  int64_t benchmark = -1;
+  std::vector<std::vector<int64_t>> choices;
+  std::vector<double> rewards;
+};
+
+class HloRewriteEnv {
+ public:
+  // Checks every pass spec up front.
+  static absl::StatusOr<std::unique_ptr<HloRewriteEnv>> Create(
+      EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, uint64_t seed);
+
+  // Starts an episode on `benchmark`, or on one drawn from the env's random
+  // generator (reseeded first when `seed` is given).
+  absl::Status Reset(std::optional<uint64_t> seed = std::nullopt,
+                     std::optional<int64_t> benchmark = std::nullopt);
+
+  // Applies one choice per alternatives node (FindAlternatives order; 0 keeps
+  // the original) and advances. Returns the reward: the runtime saved by this
+  // step relative to the original runtime, (t_prev - t_new) / t_original.
+  // On error (bad choices, or a step after the episode ended) nothing changes.
+  absl::StatusOr<double> Step(absl::Span<const int64_t> choices);
+
+  // Writes the current (alternative) graph into `view`.
+  absl::StatusOr<GraphCounts> Observe(const ObservationView& view) const;
+
+  const EnvInfo& info() const { return info_; }
+  const EpisodeRecord& record() const { return record_; }
+  const Module& module() const { return *module_; }
+  const EnvSpec& spec() const { return spec_; }
+  bool in_episode() const { return module_ != nullptr; }
+
+  // An independent copy in the same state (same module, step, record; the
+  // random generator continues identically).
+  std::unique_ptr<HloRewriteEnv> Fork() const;
+
+ private:
+  HloRewriteEnv(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
+                uint64_t seed);
+  // Runs dry passes in turn from `next_dry_` until one offers alternatives.
+  absl::Status OfferAlternatives();
+
+  EnvSpec spec_;
+  std::shared_ptr<const BenchmarkSet> benchmarks_;
+  std::mt19937_64 rng_;
+  std::unique_ptr<Module> module_;
+  size_t next_dry_ = 0;
+  EnvInfo info_;
+  EpisodeRecord record_;
+};
+
+}  // namespace hlogym

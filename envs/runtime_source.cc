@@ -1,0 +1,27 @@
+#include "envs/runtime_source.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+
+namespace hlogym {
+
+absl::StatusOr<double> CostModelSource::Runtime(const Module& module) {
+  return EstimateCost(module, device_).seconds;
+}
+
+absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec) {
+  if (spec == "cost") return std::make_shared<CostModelSource>(H100Device());
+  if (spec.substr(0, 5) == "cost:") {
+    ASSIGN_OR_RETURN(DeviceSpec device, DeviceByName(spec.substr(5)));
+    return std::make_shared<CostModelSource>(device);
+  }
+  if (spec == "cpu" || spec == "gpu") {
+    return absl::UnimplementedError(absl::StrCat(
+        "not supported: reward source `", std::string(spec),
+        "` (measured runtimes need the backends; use `cost`, `cost:h100` or `cost:cpu`)"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown reward source `", std::string(spec), "`; known: cost, cost:h100, cost:cpu"));
+}
+
+}  // namespace hlogym

@@ -1,0 +1,3 @@
+from hlogym.cli import main
+
+raise SystemExit(main())

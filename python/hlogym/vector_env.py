@@ -1,0 +1,235 @@
+"""hlogym's Gymnasium environments over the C++ environment pool.
+
+`HloVectorEnv` is a real `gymnasium.vector.VectorEnv`: batched dict
+observations (padded graph arrays, views of C++ buffers), a `MultiDiscrete`
+action of one choice per alternative slot, next-step autoreset, `reset_mask`
+partial resets and `reset(seed=...)`. `HloGymEnv` is one environment as a
+`gymnasium.Env`.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from hlogym import _hlogym
+from hlogym.config import EnvConfig, load_config
+from hlogym.dataset import resolve_dataset
+
+#: Observation arrays, in the order the pool returns them.
+OBSERVATION_KEYS = (
+    "node_features", "node_opcode", "node_mask", "edge_index", "edge_features",
+    "edge_mask", "in_edge_offsets", "alt_nodes", "alt_valid", "alt_num_choices",
+    "alt_mask",
+)
+#: Per-environment arrays that go into `infos`.
+INFO_KEYS = (
+    "env_id", "elapsed_step", "benchmark", "num_alternatives", "rewrites_applied",
+    "original_runtime", "default_runtime", "current_runtime", "fingerprint",
+)
+
+
+def observation_space(config: EnvConfig) -> spaces.Dict:
+    """The observation space of one environment under `config`."""
+    n, e = config.max_nodes, config.max_edges
+    a, k = config.max_alternatives, config.max_choices
+    f_node, f_edge = _hlogym.NODE_FEATURE_COUNT, _hlogym.EDGE_FEATURE_COUNT
+    inf = np.float32(np.inf)
+    i32 = np.int32
+    return spaces.Dict({
+        "node_features": spaces.Box(-inf, inf, (n, f_node), np.float32),
+        "node_opcode": spaces.Box(-1, _hlogym.NUM_OPCODES - 1, (n,), i32),
+        "node_mask": spaces.Box(False, True, (n,), np.bool_),
+        "edge_index": spaces.Box(-1, n - 1, (2, e), i32),
+        "edge_features": spaces.Box(-inf, inf, (e, f_edge), np.float32),
+        "edge_mask": spaces.Box(False, True, (e,), np.bool_),
+        "in_edge_offsets": spaces.Box(0, e, (n + 1,), i32),
+        "alt_nodes": spaces.Box(-1, n - 1, (a,), i32),
+        "alt_valid": spaces.Box(False, True, (a,), np.bool_),
+        "alt_num_choices": spaces.Box(0, k, (a,), i32),
+        "alt_mask": spaces.Box(False, True, (a, k), np.bool_),
+    })
+
+
+def _make_pool(config: EnvConfig, files: Sequence[str], num_envs: int, batch_size: int,
+               num_threads: int, seed: int) -> "_hlogym.EnvPool":
+    return _hlogym.EnvPool(
+        id=config.id, files=list(files), pre_passes=config.pre_passes,
+        dry_passes=config.dry_passes, post_passes=config.post_passes,
+        max_steps=config.max_steps, max_nodes=config.max_nodes,
+        max_edges=config.max_edges, max_alternatives=config.max_alternatives,
+        max_choices=config.max_choices, reward=config.reward, num_envs=num_envs,
+        batch_size=batch_size, num_threads=num_threads, seed=seed)
+
+
+class HloVectorEnv(VectorEnv):
+    """`num_envs` HLO rewrite environments stepped in parallel by C++.
+
+    Observations are dicts of arrays with a leading batch axis. The action is
+    an int array `[num_envs, max_alternatives]`: for each alternative slot the
+    chosen operand (0 keeps the original); slots where `alt_valid` is false are
+    ignored. Rewards are relative runtime improvements: an episode's rewards
+    sum to its total speedup relative to the original runtime.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, env_id: str = "fusion-v0", num_envs: int = 1, *,
+                 num_threads: int | None = None, seed: int = 0,
+                 batch_size: int | None = None, dataset: Any = None,
+                 split: str = "all", **overrides: Any):
+        self.config = load_config(env_id, overrides)
+        self.files = resolve_dataset(dataset if dataset is not None else self.config.dataset,
+                                     split)
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        self._pool = _make_pool(self.config, self.files, self.num_envs,
+                                int(batch_size or 0), int(num_threads or 0), int(seed))
+        self.single_observation_space = observation_space(self.config)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        a, k = self.config.max_alternatives, self.config.max_choices
+        self.single_action_space = spaces.MultiDiscrete(np.full(a, k, dtype=np.int64))
+        self.action_space = spaces.MultiDiscrete(np.full((self.num_envs, a), k, dtype=np.int64))
+        self.spec = None
+        self.render_mode = None
+        self.closed = False
+
+    # -- Gymnasium API ---------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        mask: list[bool] = []
+        if options:
+            unknown = set(options) - {"reset_mask"}
+            if unknown:
+                raise ValueError(f"unknown reset options {sorted(unknown)}; only 'reset_mask' is supported")
+            reset_mask = np.asarray(options["reset_mask"])
+            if reset_mask.dtype != np.bool_ or reset_mask.shape != (self.num_envs,):
+                raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},), "
+                                 f"got {reset_mask.dtype} {reset_mask.shape}")
+            if not reset_mask.any():
+                raise ValueError("reset_mask must select at least one environment")
+            mask = reset_mask.tolist()
+        out = self._pool.reset(seed, mask)
+        return self._observation(out), self._infos(out)
+
+    def step(self, actions):
+        actions = self._check_actions(actions, self.num_envs)
+        out = self._pool.step(actions)
+        return (self._observation(out), out["reward"], out["terminated"], out["truncated"],
+                self._infos(out))
+
+    # -- EnvPool-style asynchronous API ---------------------------------------
+    def send(self, actions, env_ids=None):
+        """Queues steps for `env_ids` (all envs by default); results come from recv()."""
+        ids = np.arange(self.num_envs, dtype=np.int32) if env_ids is None else \
+            np.asarray(env_ids, dtype=np.int32).reshape(-1)
+        self._pool.send(self._check_actions(actions, len(ids)), ids)
+
+    def async_reset(self):
+        """Queues a reset of every environment; results come from recv()."""
+        self._pool.async_reset()
+
+    def recv(self):
+        """The next batch_size results, as (obs, rewards, terminations, truncations, infos);
+        infos["env_id"] says which environment each row belongs to."""
+        out = self._pool.recv()
+        return (self._observation(out), out["reward"], out["terminated"], out["truncated"],
+                self._infos(out))
+
+    # -- Research helpers -------------------------------------------------------
+    def module(self, env_id: int) -> "_hlogym.HloModule":
+        """A copy of environment `env_id`'s current module (with its alternatives)."""
+        return self._pool.module(env_id)
+
+    def state(self, env_id: int) -> dict:
+        """Enough to replay the episode: benchmark file, choices per step, rewards."""
+        record = self._pool.record(env_id)
+        record["benchmark_file"] = self.files[record["benchmark"]] if record["benchmark"] >= 0 else None
+        return record
+
+    def info(self, env_id: int) -> dict:
+        """Environment `env_id`'s episode facts: runtimes, fingerprint, step, ..."""
+        return self._pool.info(env_id)
+
+    @property
+    def benchmark_names(self) -> list[str]:
+        return self._pool.benchmark_names
+
+    def close_extras(self, **kwargs):
+        self._pool = None
+
+    # -- internals ----------------------------------------------------------------
+    def _check_actions(self, actions, rows: int) -> np.ndarray:
+        array = np.asarray(actions)
+        width = self.config.max_alternatives
+        if not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {array.dtype}")
+        if array.shape != (rows, width):
+            raise ValueError(f"actions must have shape ({rows}, {width}) "
+                             f"[envs, max_alternatives], got {array.shape}")
+        return np.ascontiguousarray(array, dtype=np.int64)
+
+    @staticmethod
+    def _observation(out: dict) -> dict:
+        return {key: out[key] for key in OBSERVATION_KEYS}
+
+    @staticmethod
+    def _infos(out: dict) -> dict:
+        infos: dict[str, Any] = {}
+        for key in INFO_KEYS:
+            infos[key] = out[key]
+            infos["_" + key] = np.ones(len(out[key]), dtype=np.bool_)
+        errors = out["errors"]
+        if any(errors):
+            infos["error"] = np.array(errors, dtype=object)
+            infos["_error"] = np.array([bool(e) for e in errors])
+        return infos
+
+
+class HloGymEnv(gym.Env):
+    """One HLO rewrite environment as a `gymnasium.Env` (a pool of one)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, env_id: str = "fusion-v0", *, seed: int = 0, dataset: Any = None,
+                 split: str = "all", **overrides: Any):
+        self._vector = HloVectorEnv(env_id, 1, num_threads=1, seed=seed, dataset=dataset,
+                                    split=split, **overrides)
+        self.config = self._vector.config
+        self.observation_space = self._vector.single_observation_space
+        self.action_space = self._vector.single_action_space
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        obs, infos = self._vector.reset(seed=seed)
+        return self._row(obs), self._info_row(infos)
+
+    def step(self, action):
+        obs, reward, terminated, truncated, infos = self._vector.step(np.asarray(action)[None])
+        return (self._row(obs), float(reward[0]), bool(terminated[0]), bool(truncated[0]),
+                self._info_row(infos))
+
+    def module(self):
+        return self._vector.module(0)
+
+    @staticmethod
+    def _row(obs: dict) -> dict:
+        return {key: value[0] for key, value in obs.items()}
+
+    @staticmethod
+    def _info_row(infos: dict) -> dict:
+        return {key: value[0] for key, value in infos.items() if not key.startswith("_")}
+
+
+def make(env_id: str = "fusion-v0", num_envs: int = 1, num_threads: int | None = None,
+         seed: int = 0, **overrides: Any) -> HloVectorEnv:
+    """A pool of `num_envs` environments configured by configs/ENV_ID.yaml.
+
+    `overrides` replace config keys (max_steps=..., reward=..., dataset=... as a
+    directory or a list of HLO files, split='train'|'test'|'all').
+    """
+    return HloVectorEnv(env_id, num_envs, num_threads=num_threads, seed=seed, **overrides)

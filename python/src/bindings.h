@@ -1,0 +1,16 @@
+// The registration functions of the extension module hlogym._hlogym, one per
+// part of hlogym, each defined in its own *_bindings.cc.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace hlogym {
+
+void RegisterIr(pybind11::module_& m);       // HloModule, HloParseError, HloVerifyError
+void RegisterEval(pybind11::module_& m);     // evaluate, equivalent, formula_inputs
+void RegisterRewrite(pybind11::module_& m);  // passes, Pipeline, decisions, observe
+void RegisterBackend(pybind11::module_& m);  // estimate, build facts
+void RegisterEnvs(pybind11::module_& m);     // EnvPool, configs, datasets
+void RegisterAgents(pybind11::module_& m);   // RandomAgent
+
+}  // namespace hlogym

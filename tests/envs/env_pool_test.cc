@@ -1,0 +1,154 @@
+// Tests of the environment pool: sync and async stepping, autoreset,
+// determinism across thread counts, bad actions, buffer ownership.
+#include "envs/env_pool.h"
+
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "gtest/gtest.h"
+#include "tests/envs/env_test_util.h"
+
+namespace hlogym {
+namespace {
+
+using testing::TestBenchmarks;
+using testing::TestSpec;
+
+std::unique_ptr<EnvPool> MakePool(int64_t num_envs, int threads, int64_t batch = 0,
+                                  int64_t max_steps = 4) {
+  return EnvPool::Create(TestSpec(max_steps), TestBenchmarks(),
+                         {num_envs, batch, threads, /*seed=*/5})
+      .value();
+}
+
+// Random legal actions from a batch's observation.
+std::vector<int64_t> RandomActions(const Batch& batch, const EnvSpec& spec, std::mt19937_64& rng) {
+  const int64_t width = spec.limits.max_alternatives;
+  std::vector<int64_t> actions(batch.size() * width, 0);
+  const BatchArray& counts = batch.arrays()[kAltNumChoicesField];
+  for (int64_t e = 0; e < batch.size(); ++e) {
+    for (int64_t s = 0; s < batch.num_alternatives(e); ++s) {
+      const int32_t k = counts.row<int32_t>(e)[s];
+      actions[e * width + s] = std::uniform_int_distribution<int64_t>(0, k - 1)(rng);
+    }
+  }
+  return actions;
+}
+
+bool SameBytes(const Batch& a, const Batch& b) {
+  for (size_t i = 0; i < a.arrays().size(); ++i) {
+    const BatchArray& x = a.arrays()[i];
+    const BatchArray& y = b.arrays()[i];
+    if (x.bytes() != y.bytes() || std::memcmp(x.data.get(), y.data.get(), x.bytes()) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(EnvPoolTest, SameSeedSameTrajectoryWhateverTheThreadCount) {
+  auto one = MakePool(6, 1);
+  auto two = MakePool(6, 2);
+  std::shared_ptr<Batch> a = one->Reset(11, {}).value();
+  std::shared_ptr<Batch> b = two->Reset(11, {}).value();
+  ASSERT_TRUE(SameBytes(*a, *b));
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 12; ++step) {
+    std::vector<int64_t> actions = RandomActions(*a, one->spec(), rng);
+    a = one->Step(actions).value();
+    b = two->Step(actions).value();
+    ASSERT_TRUE(SameBytes(*a, *b)) << "step " << step;
+  }
+}
+
+TEST(EnvPoolTest, AutoresetIsNextStep) {
+  auto pool = MakePool(1, 1);
+  std::shared_ptr<Batch> batch = pool->Reset(std::nullopt, {}).value();
+  const int64_t width = pool->spec().limits.max_alternatives;
+  std::vector<int64_t> take_all(width, 1);
+  batch = pool->Step(take_all).value();
+  ASSERT_TRUE(batch->terminated(0));
+  EXPECT_GT(batch->reward(0), 0);
+  EXPECT_EQ(batch->num_alternatives(0), 0);
+  // The next step resets: action ignored, reward 0, a fresh episode.
+  batch = pool->Step(std::vector<int64_t>(width, 7)).value();
+  EXPECT_FALSE(batch->terminated(0));
+  EXPECT_EQ(batch->reward(0), 0);
+  EXPECT_EQ(batch->elapsed_step(0), 0);
+  EXPECT_GT(batch->num_alternatives(0), 0);
+}
+
+TEST(EnvPoolTest, BadActionsFailWholeAndChangeNothing) {
+  auto pool = MakePool(2, 1);
+  std::shared_ptr<Batch> batch = pool->Reset(1, {}).value();
+  const int64_t width = pool->spec().limits.max_alternatives;
+  absl::Status shape = pool->Step(std::vector<int64_t>(width, 0)).status();
+  EXPECT_NE(shape.message().find("actions must have shape [2, 8]"), std::string::npos) << shape;
+  std::vector<int64_t> bad(2 * width, 0);
+  bad[width] = 5;  // env 1, alternative 0
+  absl::Status range = pool->Step(bad).status();
+  EXPECT_NE(range.message().find("env 1, alternative 0: choice 5 is out of range [0, 2)"),
+            std::string::npos) << range;
+  EXPECT_EQ(pool->Info(1)->step, 0);
+  EXPECT_TRUE(pool->Step(std::vector<int64_t>(2 * width, 0)).ok());
+  EXPECT_EQ(pool->Info(1)->step, 1);
+}
+
+TEST(EnvPoolTest, AsyncSendRecvReturnsBatchesTaggedWithEnvIds) {
+  auto pool = MakePool(4, 2, /*batch=*/2);
+  EXPECT_FALSE(pool->Recv().ok());  // nothing pending: an error, not a hang
+  ASSERT_TRUE(pool->AsyncReset().ok());
+  std::set<int32_t> seen;
+  for (int i = 0; i < 2; ++i) {
+    std::shared_ptr<Batch> batch = pool->Recv().value();
+    ASSERT_EQ(batch->size(), 2);
+    for (int64_t r = 0; r < 2; ++r) seen.insert(batch->env_id(r));
+  }
+  EXPECT_EQ(seen, (std::set<int32_t>{0, 1, 2, 3}));
+  const int64_t width = pool->spec().limits.max_alternatives;
+  ASSERT_TRUE(pool->Send(std::vector<int64_t>(2 * width, 0), std::vector<int32_t>{3, 1}).ok());
+  absl::Status twice = pool->Send(std::vector<int64_t>(width, 0), std::vector<int32_t>{3});
+  std::shared_ptr<Batch> batch = pool->Recv().value();
+  std::set<int32_t> ids = {batch->env_id(0), batch->env_id(1)};
+  EXPECT_EQ(ids, (std::set<int32_t>{1, 3}));
+  // Sending to an env still in flight is refused (it may have finished by
+  // then, in which case the send is legal and its result must be received).
+  if (twice.ok()) {
+    ASSERT_TRUE(pool->Send(std::vector<int64_t>(width, 0), std::vector<int32_t>{0}).ok());
+    EXPECT_EQ(pool->Recv().value()->size(), 2);
+  } else {
+    EXPECT_NE(twice.message().find("in flight"), std::string::npos) << twice;
+  }
+}
+
+TEST(EnvPoolTest, BuffersHeldOutsideAreNeverReused) {
+  auto pool = MakePool(2, 1);
+  std::shared_ptr<Batch> first = pool->Reset(1, {}).value();
+  std::shared_ptr<uint8_t> held = first->arrays()[kNodeFeaturesField].data;  // like numpy
+  const uint8_t* address = held.get();
+  const std::vector<uint8_t> contents(address, address + first->arrays()[0].bytes());
+  first.reset();
+  const int64_t width = pool->spec().limits.max_alternatives;
+  for (int i = 0; i < 4; ++i) {
+    std::shared_ptr<Batch> next = pool->Step(std::vector<int64_t>(2 * width, 0)).value();
+    EXPECT_NE(next->arrays()[kNodeFeaturesField].data.get(), address);
+  }
+  EXPECT_EQ(std::memcmp(held.get(), contents.data(), contents.size()), 0);
+}
+
+TEST(EnvPoolTest, PartialResetAndOptionsAreChecked) {
+  auto pool = MakePool(3, 1);
+  ASSERT_TRUE(pool->Reset(1, {}).ok());
+  const int64_t width = pool->spec().limits.max_alternatives;
+  ASSERT_TRUE(pool->Step(std::vector<int64_t>(3 * width, 0)).ok());
+  std::shared_ptr<Batch> batch = pool->Reset(std::nullopt, {false, true, false}).value();
+  EXPECT_EQ(batch->elapsed_step(0), 1);
+  EXPECT_EQ(batch->elapsed_step(1), 0);
+  EXPECT_FALSE(pool->Reset(std::nullopt, {true}).ok());
+  EXPECT_FALSE(EnvPool::Create(TestSpec(), TestBenchmarks(), {2, 3, 1, 0}).ok());
+  EXPECT_FALSE(EnvPool::Create(TestSpec(), TestBenchmarks(), {0, 0, 1, 0}).ok());
+}
+
+}  // namespace
+}  // namespace hlogym

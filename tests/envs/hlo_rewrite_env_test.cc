@@ -1,0 +1,106 @@
+// Tests of one environment: episodes, rewards, errors, forks.
+#include "envs/hlo_rewrite_env.h"
+
+#include <vector>
+
+#include "core/ir/fingerprint.h"
+#include "core/rewrite/decisions.h"
+#include "gtest/gtest.h"
+#include "tests/envs/env_test_util.h"
+
+namespace hlogym {
+namespace {
+
+using testing::TestBenchmarks;
+using testing::TestSpec;
+
+TEST(HloRewriteEnvTest, ResetOffersAlternativesAndStepRewards) {
+  auto env = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 1).value();
+  ASSERT_TRUE(env->Reset(std::nullopt, 1).ok());  // two chains
+  const EnvInfo& info = env->info();
+  EXPECT_EQ(info.benchmark_name, "negations2");
+  EXPECT_EQ(info.num_alternatives, 2);
+  EXPECT_EQ(info.dry_pass, "test-double-negation");
+  EXPECT_GT(info.original_runtime, 0);
+  EXPECT_EQ(info.current_runtime, info.original_runtime);
+  const uint64_t before = info.fingerprint;
+
+  const double reward = env->Step({1, 1}).value();
+  EXPECT_GT(reward, 0);  // two kernels per chain fewer
+  EXPECT_NEAR(reward, (info.original_runtime - info.current_runtime) / info.original_runtime,
+              1e-12);
+  EXPECT_TRUE(env->info().terminated);  // nothing left to offer
+  EXPECT_FALSE(env->info().truncated);
+  EXPECT_EQ(env->info().step, 1);
+  EXPECT_EQ(env->info().rewrites_applied, 2);
+  EXPECT_NE(env->info().fingerprint, before);
+  EXPECT_EQ(env->record().choices, (std::vector<std::vector<int64_t>>{{1, 1}}));
+  EXPECT_FALSE(env->Step({}).ok());  // the episode is over
+}
+
+TEST(HloRewriteEnvTest, KeepingOriginalsTruncatesAtMaxSteps) {
+  auto env = HloRewriteEnv::Create(TestSpec(3), TestBenchmarks(), 1).value();
+  ASSERT_TRUE(env->Reset(std::nullopt, 0).ok());
+  const uint64_t prepared = env->info().fingerprint;
+  for (int step = 0; step < 3; ++step) {
+    EXPECT_EQ(env->Step({0}).value(), 0.0);
+  }
+  EXPECT_TRUE(env->info().truncated);
+  EXPECT_FALSE(env->info().terminated);
+  EXPECT_EQ(env->info().fingerprint, prepared);  // choosing 0 restores it
+}
+
+TEST(HloRewriteEnvTest, BadChoicesChangeNothing) {
+  auto env = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 1).value();
+  ASSERT_TRUE(env->Reset(std::nullopt, 2).ok());
+  const uint64_t fingerprint = Fingerprint(env->module());
+  absl::Status wrong_count = env->Step({1}).status();
+  EXPECT_NE(wrong_count.message().find("expected one choice per alternatives node (3)"),
+            std::string::npos) << wrong_count;
+  absl::Status out_of_range = env->Step({0, 2, 0}).status();
+  EXPECT_NE(out_of_range.message().find("out of range"), std::string::npos) << out_of_range;
+  EXPECT_EQ(Fingerprint(env->module()), fingerprint);
+  EXPECT_EQ(env->info().step, 0);
+  EXPECT_EQ(env->info().num_alternatives, 3);
+}
+
+TEST(HloRewriteEnvTest, CreateRejectsBadSpecs) {
+  EnvSpec spec = TestSpec();
+  spec.dry_passes = {"no-such-pass"};
+  absl::Status unknown = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).status();
+  EXPECT_NE(unknown.message().find("unknown pass `no-such-pass`"), std::string::npos);
+  spec = TestSpec();
+  spec.dry_passes.clear();
+  EXPECT_FALSE(HloRewriteEnv::Create(spec, TestBenchmarks(), 0).ok());
+  spec = TestSpec(0);
+  EXPECT_FALSE(HloRewriteEnv::Create(spec, TestBenchmarks(), 0).ok());
+}
+
+TEST(HloRewriteEnvTest, SeededResetsDrawTheSameBenchmarks) {
+  auto a = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 7).value();
+  auto b = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 99).value();
+  std::vector<int64_t> drawn_a, drawn_b;
+  ASSERT_TRUE(a->Reset(42).ok());
+  ASSERT_TRUE(b->Reset(42).ok());
+  for (int i = 0; i < 10; ++i) {
+    drawn_a.push_back(a->info().benchmark);
+    drawn_b.push_back(b->info().benchmark);
+    ASSERT_TRUE(a->Reset().ok());
+    ASSERT_TRUE(b->Reset().ok());
+  }
+  EXPECT_EQ(drawn_a, drawn_b);
+}
+
+TEST(HloRewriteEnvTest, ForkContinuesIndependently) {
+  auto env = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 3).value();
+  ASSERT_TRUE(env->Reset(std::nullopt, 1).ok());
+  std::unique_ptr<HloRewriteEnv> fork = env->Fork();
+  ASSERT_TRUE(env->Step({1, 1}).ok());
+  EXPECT_EQ(fork->info().step, 0);
+  EXPECT_EQ(fork->info().num_alternatives, 2);
+  ASSERT_TRUE(fork->Step({1, 1}).ok());
+  EXPECT_EQ(fork->info().fingerprint, env->info().fingerprint);
+}
+
+}  // namespace
+}  // namespace hlogym
