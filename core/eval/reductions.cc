@@ -30,6 +30,17 @@ struct FirstError {
   }
 };
 
+// Whether `reducer` is add(p0, p1) on a float type: such reductions are
+// accumulated in double, like a tree reduction but deterministic, so long
+// sums do not drift the way a sequential float sum does.
+bool IsFloatAdd(const Computation& reducer) {
+  const Instruction* root = reducer.root();
+  return reducer.parameter_count() == 2 && root->opcode() == Opcode::kAdd &&
+         IsFloat(root->shape().element_type()) &&
+         root->operand(0)->opcode() == Opcode::kParameter &&
+         root->operand(1)->opcode() == Opcode::kParameter && root->operand(0) != root->operand(1);
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> EvalReduce(const Instruction& inst, Operands operands,
@@ -55,9 +66,27 @@ absl::StatusOr<Literal> EvalReduce(const Instruction& inst, Operands operands,
   for (int64_t d : kept_dims) kept_sizes.push_back(in_shape.dim(d));
 
   FirstError error;
+  const bool float_add = n == 1 && IsFloatAdd(*inst.to_apply());
   ParallelFor(outputs, [&](int64_t lo, int64_t hi) {
     std::vector<Scalar> acc(n), args(2 * n), next(n);
     std::vector<int64_t> out_index(kept_dims.size()), red_index(reduced_dims.size());
+    if (float_add) {
+      for (int64_t o = lo; o < hi; ++o) {
+        Unflatten(o, kept_sizes, out_index.data());
+        int64_t base = 0;
+        for (size_t j = 0; j < kept_dims.size(); ++j) base += out_index[j] * strides[kept_dims[j]];
+        double sum = operands[1]->GetAsDouble(0);
+        std::fill(red_index.begin(), red_index.end(), 0);
+        for (int64_t r = 0; r < reduce_count; ++r) {
+          int64_t offset = base;
+          for (size_t j = 0; j < reduced_dims.size(); ++j) offset += red_index[j] * strides[reduced_dims[j]];
+          sum += operands[0]->GetAsDouble(offset);
+          Next(reduced_sizes, red_index);
+        }
+        results[0].SetFromDouble(o, sum);
+      }
+      return;
+    }
     for (int64_t o = lo; o < hi; ++o) {
       Unflatten(o, kept_sizes, out_index.data());
       int64_t base = 0;

@@ -7,7 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/base/status_macros.h"
+#include "core/passes/algsimp.h"
+#include "core/passes/call_inliner.h"
+#include "core/passes/constant_folding.h"
+#include "core/passes/cse.h"
 #include "core/passes/dce.h"
+#include "core/passes/fusion.h"
+#include "core/passes/tuple_simplifier.h"
 
 namespace hlogym {
 namespace {
@@ -22,8 +28,22 @@ std::function<absl::StatusOr<std::unique_ptr<Pass>>(PassOptions&)> Simple() {
 
 std::vector<PassInfo> BuiltinPasses() {
   std::vector<PassInfo> passes = {
+      {"algsimp", "algebraic simplification: exact identities and compositions, one rule each",
+       Simple<AlgsimpPass>()},
+      {"call-inliner", "inlines called computations into their callers", Simple<CallInlinerPass>()},
+      {"constant-folding", "evaluates instructions whose operands are all constants",
+       Simple<ConstantFoldingPass>()},
+      {"cse", "merges identical instructions", Simple<CsePass>()},
       {"dce", "removes dead instructions, dead fusion parameters and unused computations",
        Simple<DcePass>()},
+      {"fusion", "producer-consumer fusion; mode=xla (XLA's GPU heuristics) or mode=general",
+       [](PassOptions& options) -> absl::StatusOr<std::unique_ptr<Pass>> {
+         ASSIGN_OR_RETURN(std::string mode, options.GetChoice("mode", "xla", {"xla", "general"}));
+         return std::make_unique<FusionPass>(mode == "xla" ? FusionMode::kXla
+                                                           : FusionMode::kGeneral);
+       }},
+      {"tuple-simplifier", "forwards tuple elements and removes rebuilt tuples",
+       Simple<TupleSimplifierPass>()},
   };
   std::sort(passes.begin(), passes.end(),
             [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });

@@ -90,11 +90,13 @@ int64_t Prune(Module& module) {
     for (const auto& computation : module.computations()) {
       round += RemoveDeadInstructions(*computation);
     }
+    // Fused computations of fusions just removed go now: their back-pointers
+    // would dangle otherwise.
+    module.RemoveUnreachableComputations();
     round += RemoveDeadFusionParameters(module);
     removed += round;
     if (round == 0) break;
   }
-  module.RemoveUnreachableComputations();
   return removed;
 }
 

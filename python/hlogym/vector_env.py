@@ -43,15 +43,15 @@ def observation_space(config: EnvConfig) -> spaces.Dict:
     return spaces.Dict({
         "node_features": spaces.Box(-inf, inf, (n, f_node), np.float32),
         "node_opcode": spaces.Box(-1, _hlogym.NUM_OPCODES - 1, (n,), i32),
-        "node_mask": spaces.Box(False, True, (n,), np.bool_),
+        "node_mask": spaces.Box(0, 1, (n,), np.bool_),
         "edge_index": spaces.Box(-1, n - 1, (2, e), i32),
         "edge_features": spaces.Box(-inf, inf, (e, f_edge), np.float32),
-        "edge_mask": spaces.Box(False, True, (e,), np.bool_),
+        "edge_mask": spaces.Box(0, 1, (e,), np.bool_),
         "in_edge_offsets": spaces.Box(0, e, (n + 1,), i32),
         "alt_nodes": spaces.Box(-1, n - 1, (a,), i32),
-        "alt_valid": spaces.Box(False, True, (a,), np.bool_),
+        "alt_valid": spaces.Box(0, 1, (a,), np.bool_),
         "alt_num_choices": spaces.Box(0, k, (a,), i32),
-        "alt_mask": spaces.Box(False, True, (a, k), np.bool_),
+        "alt_mask": spaces.Box(0, 1, (a, k), np.bool_),
     })
 
 
@@ -191,12 +191,21 @@ class HloVectorEnv(VectorEnv):
 
 
 class HloGymEnv(gym.Env):
-    """One HLO rewrite environment as a `gymnasium.Env` (a pool of one)."""
+    """One HLO rewrite environment as a `gymnasium.Env` (a pool of one).
+
+    `invalid_choices="raise"` (the default) rejects a choice outside `alt_mask`;
+    `"original"` keeps the original there instead, so that unmasked samplers
+    (such as gymnasium's env checker) can drive it.
+    """
 
     metadata = {"render_modes": []}
 
     def __init__(self, env_id: str = "fusion-v0", *, seed: int = 0, dataset: Any = None,
-                 split: str = "all", **overrides: Any):
+                 split: str = "all", invalid_choices: str = "raise", **overrides: Any):
+        if invalid_choices not in ("raise", "original"):
+            raise ValueError(f"invalid_choices must be 'raise' or 'original', got {invalid_choices!r}")
+        self._invalid_choices = invalid_choices
+        self._last_obs = None
         self._vector = HloVectorEnv(env_id, 1, num_threads=1, seed=seed, dataset=dataset,
                                     split=split, **overrides)
         self.config = self._vector.config
@@ -206,11 +215,17 @@ class HloGymEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         obs, infos = self._vector.reset(seed=seed)
-        return self._row(obs), self._info_row(infos)
+        self._last_obs = self._row(obs)
+        return self._last_obs, self._info_row(infos)
 
     def step(self, action):
-        obs, reward, terminated, truncated, infos = self._vector.step(np.asarray(action)[None])
-        return (self._row(obs), float(reward[0]), bool(terminated[0]), bool(truncated[0]),
+        action = np.asarray(action)
+        if self._invalid_choices == "original" and self._last_obs is not None:
+            legal = (action >= 0) & (action < self._last_obs["alt_num_choices"])
+            action = np.where(legal, action, 0)
+        obs, reward, terminated, truncated, infos = self._vector.step(action[None])
+        self._last_obs = self._row(obs)
+        return (self._last_obs, float(reward[0]), bool(terminated[0]), bool(truncated[0]),
                 self._info_row(infos))
 
     def module(self):
@@ -218,7 +233,7 @@ class HloGymEnv(gym.Env):
 
     @staticmethod
     def _row(obs: dict) -> dict:
-        return {key: value[0] for key, value in obs.items()}
+        return {key: value[0].copy() for key, value in obs.items()}
 
     @staticmethod
     def _info_row(infos: dict) -> dict:

@@ -63,12 +63,10 @@ std::string ReadFile(const std::string& path) {
 }  // namespace
 
 void RegisterIr(py::module_& m) {
-  static py::exception<HloParseException> parse_error(m, "HloParseError",
-                                                      PyExc_ValueError);
-  static py::exception<HloVerifyException> verify_error(m, "HloVerifyError",
-                                                        PyExc_ValueError);
-  parse_error.doc() = "HLO text could not be parsed; the message gives line and column.";
-  verify_error.doc() = "An HLO module is ill-formed; the message names the instruction.";
+  py::register_exception<HloParseException>(m, "HloParseError", PyExc_ValueError).doc() =
+      "HLO text could not be parsed; the message gives line and column.";
+  py::register_exception<HloVerifyException>(m, "HloVerifyError", PyExc_ValueError).doc() =
+      "An HLO module is ill-formed; the message names the instruction.";
 
   py::class_<Module, std::shared_ptr<Module>>(m, "HloModule", R"doc(
 An HLO module: computations of instructions, parsed from HLO text in any style

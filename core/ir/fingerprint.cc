@@ -1,0 +1,235 @@
+#include "core/ir/fingerprint.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace hlogym {
+namespace {
+
+// FNV-1a 64 over a canonical byte stream: fixed, so equal across runs and
+// machines (abseil's hash is seeded per process and is not).
+class Hasher {
+ public:
+  void Bytes(const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      h_ ^= p[i];
+      h_ *= 1099511628211ull;
+    }
+  }
+  void Int(int64_t v) { Bytes(&v, sizeof(v)); }
+  void Str(std::string_view s) {
+    Int(static_cast<int64_t>(s.size()));
+    Bytes(s.data(), s.size());
+  }
+  void Ints(absl::Span<const int64_t> v) {
+    Int(static_cast<int64_t>(v.size()));
+    for (int64_t x : v) Int(x);
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 1469598103934665603ull;
+};
+
+void HashShape(Hasher& h, const Shape& s) {
+  h.Int(static_cast<int64_t>(s.element_type()));
+  if (s.IsTuple()) {
+    h.Int(s.tuple_size());
+    for (const Shape& e : s.tuple_shapes()) HashShape(h, e);
+    return;
+  }
+  h.Ints(s.dims());
+  for (int64_t i = 0; i < s.rank(); ++i) h.Int(s.is_dynamic_dim(i));
+  if (s.has_layout() && s.rank() > 0) {
+    h.Ints(s.layout().minor_to_major);
+    if (const auto& e = s.layout().extras) {
+      for (const auto& t : e->tiles) h.Ints(t);
+      h.Int(e->element_size_bits);
+      h.Int(e->memory_space);
+      h.Str(e->other);
+    }
+  }
+}
+
+void HashWindow(Hasher& h, const Window& w) {
+  for (const WindowDimension& d : w) {
+    for (int64_t v : {d.size, d.stride, d.padding_low, d.padding_high, d.lhs_dilation,
+                      d.rhs_dilation, int64_t{d.reversal}}) {
+      h.Int(v);
+    }
+  }
+}
+
+void HashLiteral(Hasher& h, const Literal& l) {
+  HashShape(h, l.shape());
+  h.Int(l.is_elided());
+  if (l.is_tuple()) {
+    for (const Literal& e : l.tuple_elements()) HashLiteral(h, e);
+  } else {
+    h.Bytes(l.raw_data(), l.raw_size());
+  }
+}
+
+// Every typed attribute family, field by field.
+void HashAttrs(Hasher& h, const OpAttrs& attrs) {
+  h.Int(static_cast<int64_t>(attrs.index()));
+  std::visit(
+      [&](const auto& a) {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, ConstantAttrs>) {
+          HashLiteral(h, a.literal);
+        } else if constexpr (std::is_same_v<T, SliceAttrs>) {
+          h.Ints(a.starts); h.Ints(a.limits); h.Ints(a.strides);
+        } else if constexpr (std::is_same_v<T, DynamicSliceAttrs>) {
+          h.Ints(a.sizes);
+        } else if constexpr (std::is_same_v<T, PadAttrs>) {
+          for (const auto& p : a.padding) { h.Int(p.low); h.Int(p.high); h.Int(p.interior); }
+        } else if constexpr (std::is_same_v<T, CompareAttrs>) {
+          h.Int(static_cast<int64_t>(a.direction)); h.Int(static_cast<int64_t>(a.type));
+        } else if constexpr (std::is_same_v<T, DotAttrs>) {
+          h.Ints(a.dims.lhs_batch); h.Ints(a.dims.lhs_contracting);
+          h.Ints(a.dims.rhs_batch); h.Ints(a.dims.rhs_contracting);
+          for (Precision p : a.precision) h.Int(static_cast<int64_t>(p));
+          h.Str(a.algorithm);
+        } else if constexpr (std::is_same_v<T, ConvolutionAttrs>) {
+          HashWindow(h, a.window);
+          const auto& d = a.dims;
+          for (int64_t v : {d.input_batch, d.input_feature, d.kernel_input_feature,
+                            d.kernel_output_feature, d.output_batch, d.output_feature}) h.Int(v);
+          h.Ints(d.input_spatial); h.Ints(d.kernel_spatial); h.Ints(d.output_spatial);
+          h.Int(a.feature_group_count); h.Int(a.batch_group_count);
+          for (Precision p : a.precision) h.Int(static_cast<int64_t>(p));
+        } else if constexpr (std::is_same_v<T, WindowAttrs>) {
+          HashWindow(h, a.window);
+        } else if constexpr (std::is_same_v<T, GatherAttrs>) {
+          h.Ints(a.dims.offset_dims); h.Ints(a.dims.collapsed_slice_dims);
+          h.Ints(a.dims.start_index_map); h.Int(a.dims.index_vector_dim);
+          h.Ints(a.dims.operand_batching_dims); h.Ints(a.dims.start_indices_batching_dims);
+          h.Ints(a.slice_sizes); h.Int(a.indices_are_sorted);
+        } else if constexpr (std::is_same_v<T, ScatterAttrs>) {
+          h.Ints(a.dims.update_window_dims); h.Ints(a.dims.inserted_window_dims);
+          h.Ints(a.dims.scatter_dims_to_operand_dims); h.Int(a.dims.index_vector_dim);
+          h.Ints(a.dims.input_batching_dims); h.Ints(a.dims.scatter_indices_batching_dims);
+          h.Int(a.indices_are_sorted); h.Int(a.unique_indices);
+        } else if constexpr (std::is_same_v<T, SortAttrs>) {
+          h.Int(a.is_stable);
+        } else if constexpr (std::is_same_v<T, TopKAttrs>) {
+          h.Int(a.k); h.Int(a.largest);
+        } else if constexpr (std::is_same_v<T, FusionAttrs>) {
+          h.Int(static_cast<int64_t>(a.kind));
+        } else if constexpr (std::is_same_v<T, CustomCallAttrs>) {
+          h.Str(a.target);
+        } else if constexpr (std::is_same_v<T, RngAttrs>) {
+          h.Int(static_cast<int64_t>(a.distribution));
+        } else if constexpr (std::is_same_v<T, RngBitGeneratorAttrs>) {
+          h.Int(static_cast<int64_t>(a.algorithm));
+        } else if constexpr (std::is_same_v<T, BatchNormAttrs>) {
+          h.Bytes(&a.epsilon, sizeof(a.epsilon)); h.Int(a.feature_index);
+        } else if constexpr (std::is_same_v<T, FftAttrs>) {
+          h.Int(static_cast<int64_t>(a.type)); h.Ints(a.length);
+        } else if constexpr (std::is_same_v<T, ReducePrecisionAttrs>) {
+          h.Int(a.exponent_bits); h.Int(a.mantissa_bits);
+        } else if constexpr (std::is_same_v<T, ScanAttrs>) {
+          h.Int(a.num_carries); h.Int(a.is_reverse); h.Int(a.is_associative);
+        }
+      },
+      attrs);
+}
+
+class Fingerprinter {
+ public:
+  uint64_t Of(const Computation& c) {
+    auto it = computations_.find(&c);
+    if (it != computations_.end()) return it->second;
+    Hasher h;
+    h.Int(c.parameter_count());
+    for (const Instruction* p : c.parameters()) {
+      if (p != nullptr) HashShape(h, p->shape());
+    }
+    if (c.root() != nullptr) h.Int(static_cast<int64_t>(Of(*c.root())));
+    return computations_[&c] = h.value();
+  }
+
+  // Iterative post-order memoization: deep graphs must not overflow the stack.
+  uint64_t Of(const Instruction& root) {
+    std::vector<std::pair<const Instruction*, bool>> stack = {{&root, false}};
+    while (!stack.empty()) {
+      auto [inst, expanded] = stack.back();
+      stack.pop_back();
+      if (instructions_.contains(inst)) continue;
+      if (!expanded) {
+        stack.push_back({inst, true});
+        for (const Instruction* o : inst->operands()) {
+          if (!instructions_.contains(o)) stack.push_back({o, false});
+        }
+        for (const Instruction* p : inst->control_predecessors()) {
+          if (!instructions_.contains(p)) stack.push_back({p, false});
+        }
+        continue;
+      }
+      instructions_[inst] = Hash(*inst);
+    }
+    return instructions_.at(&root);
+  }
+
+ private:
+  uint64_t Hash(const Instruction& inst) {
+    Hasher h;
+    h.Int(static_cast<int64_t>(inst.opcode()));
+    HashShape(h, inst.shape());
+    h.Ints(inst.dimensions());
+    if (inst.opcode() == Opcode::kParameter || inst.opcode() == Opcode::kGetTupleElement ||
+        inst.opcode() == Opcode::kIota) {
+      h.Int(inst.parameter_number());
+    }
+    HashAttrs(h, inst.op_attrs());
+    for (const RawAttribute& raw : inst.raw_attributes()) {
+      if (raw.name == "metadata" || raw.name == "origin" || raw.name == "statistics") continue;
+      h.Str(raw.name);
+      h.Str(raw.value);
+    }
+    for (const Computation* callee : inst.called_computations()) {
+      h.Int(callee == nullptr ? 0 : static_cast<int64_t>(Of(*callee)));
+    }
+    std::vector<uint64_t> operands;
+    for (const Instruction* o : inst.operands()) operands.push_back(instructions_.at(o));
+    // Alternatives are an unordered set of choices, as in HloEnv's hash.
+    if (inst.opcode() == Opcode::kAlternatives) std::sort(operands.begin(), operands.end());
+    h.Int(static_cast<int64_t>(operands.size()));
+    for (uint64_t o : operands) h.Int(static_cast<int64_t>(o));
+    std::vector<uint64_t> preds;
+    for (const Instruction* p : inst.control_predecessors()) preds.push_back(instructions_.at(p));
+    std::sort(preds.begin(), preds.end());
+    for (uint64_t p : preds) h.Int(static_cast<int64_t>(p));
+    return h.value();
+  }
+
+  absl::flat_hash_map<const Computation*, uint64_t> computations_;
+  absl::flat_hash_map<const Instruction*, uint64_t> instructions_;
+};
+
+}  // namespace
+
+uint64_t Fingerprint(const Module& module) {
+  Hasher h;
+  if (module.entry() != nullptr) {
+    Fingerprinter f;
+    h.Int(static_cast<int64_t>(f.Of(*module.entry())));
+  }
+  if (const auto& layout = module.entry_computation_layout()) {
+    for (const Shape& s : layout->parameters) HashShape(h, s);
+    HashShape(h, layout->result);
+  }
+  return h.value();
+}
+
+uint64_t Fingerprint(const Computation& computation) {
+  Fingerprinter f;
+  return f.Of(computation);
+}
+
+}  // namespace hlogym

@@ -1,0 +1,16 @@
+// Tuple simplification ("tuple-simplifier"): get-tuple-element(tuple(a, b,
+// ...), i) becomes the i-th operand, and tuple(gte(x, 0), ..., gte(x, n-1))
+// of a tuple x of that shape becomes x.
+#pragma once
+
+#include "core/rewrite/pass.h"
+
+namespace hlogym {
+
+class TupleSimplifierPass : public Pass {
+ public:
+  std::string_view name() const override { return "tuple-simplifier"; }
+  absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override;
+};
+
+}  // namespace hlogym

@@ -1,0 +1,165 @@
+"""The Gymnasium API: make, reset/step, spaces, zero-copy, determinism, errors."""
+import gymnasium
+import numpy as np
+import pytest
+
+import hlogym
+from hlogym.vector_env import OBSERVATION_KEYS
+
+SMALL_FILES = ["softmax_4096x1024_small.hlo", "gelu_4096x4096_small.hlo",
+               "layernorm_8192x1024_small.hlo"]
+
+
+@pytest.fixture
+def files():
+    from conftest import DATA
+    return [str(DATA / "corpus" / "small" / "hlo" / f) for f in SMALL_FILES]
+
+
+def random_actions(envs, obs, rng):
+    actions = np.zeros(envs.action_space.shape, dtype=np.int64)
+    for e in range(envs.num_envs):
+        for s in np.flatnonzero(obs["alt_valid"][e]):
+            actions[e, s] = rng.integers(obs["alt_num_choices"][e, s])
+    return actions
+
+
+def test_make_reset_step(files):
+    envs = hlogym.make("fusion-v0", num_envs=3, seed=0, dataset=files)
+    assert isinstance(envs, gymnasium.vector.VectorEnv)
+    obs, infos = envs.reset(seed=0)
+    assert set(obs) == set(OBSERVATION_KEYS)
+    assert obs["node_features"].shape == (3, 4096, hlogym._hlogym.NODE_FEATURE_COUNT)
+    assert envs.observation_space.contains(obs)
+    assert infos["env_id"].tolist() == [0, 1, 2]
+    assert (obs["alt_valid"].sum(axis=1) == infos["num_alternatives"]).all()
+    rng = np.random.default_rng(0)
+    total = np.zeros(3)
+    for _ in range(10):
+        obs, reward, terminated, truncated, infos = envs.step(random_actions(envs, obs, rng))
+        assert reward.dtype == np.float32 and reward.shape == (3,)
+        total += reward
+    assert np.isfinite(total).all()
+
+
+def test_observations_are_views_of_cpp_buffers(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
+    obs, _ = envs.reset(seed=0)
+    array = obs["node_features"]
+    assert not array.flags.owndata  # a view: its base is the capsule holding the buffer
+    assert array.base is not None and type(array.base).__name__ == "PyCapsule"
+    pointer = array.__array_interface__["data"][0]
+    snapshot = array.copy()
+    obs2, *_ = envs.step(np.zeros(envs.action_space.shape, dtype=np.int64))
+    assert obs2["node_features"].__array_interface__["data"][0] != pointer
+    np.testing.assert_array_equal(array, snapshot)  # the old batch was not overwritten
+
+
+def test_same_seed_same_trajectory_for_1_and_2_threads(files):
+    runs = []
+    for threads in (1, 2):
+        envs = hlogym.make("fusion-v0", num_envs=4, num_threads=threads, seed=3, dataset=files)
+        obs, _ = envs.reset(seed=7)
+        rng = np.random.default_rng(1)
+        trace = [obs["node_features"].copy()]
+        for _ in range(8):
+            obs, reward, term, trunc, infos = envs.step(random_actions(envs, obs, rng))
+            trace += [obs["node_features"].copy(), reward.copy(), infos["fingerprint"].copy()]
+        runs.append(trace)
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bad_actions_raise_and_change_nothing(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
+    obs, infos = envs.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        envs.step(np.zeros((2, 3), dtype=np.int64))
+    with pytest.raises(ValueError, match="integers"):
+        envs.step(np.zeros(envs.action_space.shape, dtype=np.float32))
+    bad = np.zeros(envs.action_space.shape, dtype=np.int64)
+    bad[1, 0] = 99
+    with pytest.raises(ValueError, match="env 1, alternative 0: choice 99"):
+        envs.step(bad)
+    assert envs.info(1)["step"] == 0
+    envs.step(np.zeros(envs.action_space.shape, dtype=np.int64))
+    assert envs.info(1)["step"] == 1
+
+
+def test_config_and_dataset_errors(tmp_path):
+    with pytest.raises(ValueError, match="unknown env id 'nope-v0'"):
+        hlogym.make("nope-v0")
+    with pytest.raises(ValueError, match="unknown config key 'max_stepz'"):
+        hlogym.make("fusion-v0", max_stepz=3)
+    with pytest.raises(FileNotFoundError):
+        hlogym.make("fusion-v0", dataset=str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="unknown split"):
+        hlogym.make("fusion-v0", split="validation")
+
+
+def test_reset_mask_and_options(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
+    envs.reset(seed=0)
+    envs.step(np.zeros(envs.action_space.shape, dtype=np.int64))
+    _, infos = envs.reset(options={"reset_mask": np.array([False, True])})
+    assert infos["elapsed_step"].tolist()[1] == 0
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": np.array([True])})
+    with pytest.raises(ValueError, match="unknown reset options"):
+        envs.reset(options={"foo": 1})
+
+
+def test_module_and_state(files):
+    envs = hlogym.make("fusion-v0", num_envs=1, seed=0, dataset=files)
+    obs, infos = envs.reset(seed=0)
+    module = envs.module(0)
+    assert isinstance(module, hlogym.HloModule)
+    names = [row[1] for row in module.instructions()]
+    assert names.count("alternatives") == infos["num_alternatives"][0]
+    envs.step(np.ones(envs.action_space.shape, dtype=np.int64) * obs["alt_valid"])
+    state = envs.state(0)
+    assert state["benchmark_file"] in files
+    assert len(state["choices"]) == 1
+
+
+def test_gymnasium_registration_and_env_checker(files):
+    from gymnasium.utils.env_checker import check_env
+
+    envs = gymnasium.make_vec("hlogym/fusion-v0", num_envs=2, dataset=files)
+    assert envs.num_envs == 2
+    env = hlogym.HloGymEnv("fusion-v0", dataset=files, max_nodes=512, max_edges=1024,
+                           max_alternatives=128, invalid_choices="original")
+    check_env(env, skip_render_check=True)
+
+
+def test_hloenv_style_api(softmax_path):
+    env = hlogym.HloEnv(str(softmax_path))
+    original = env.get_hlo_module_hash()
+    pipeline = hlogym.Pipeline("fusion", loop_count=-1)
+    pipeline.add_dry_pass("fusion")
+    pipeline.add_pass("dce")
+    rounds = 0
+    while env.run(pipeline):
+        graph = env.get_hlo_graph()
+        decisions = [(int(node), 0) for node in graph["alt_nodes"][graph["alt_valid"]]]
+        env.apply_alternatives(decisions)
+        rounds += 1
+        if rounds == 1:
+            assert env.get_hlo_module_hash() == original  # choosing 0 restores it
+            break
+    assert rounds == 1
+    assert env.evaluate().runtime_s > 0
+    copy = env.clone_hlo()
+    env.load_hlo(copy)
+    assert env.get_hlo_module_hash() == original
+    with pytest.raises(ValueError):
+        env.apply_alternatives([(0, 0)])
+
+
+def test_single_env_rejects_illegal_choices_by_default(files):
+    env = hlogym.HloGymEnv("fusion-v0", dataset=files)
+    obs, _ = env.reset(seed=0)
+    action = np.zeros(env.action_space.shape, dtype=np.int64)
+    action[0] = obs["alt_num_choices"][0]  # one past the last legal choice
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(action)
