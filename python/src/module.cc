@@ -9,6 +9,7 @@ PYBIND11_MODULE(_hlogym, m) {
   m.attr("__version__") = HLOGYM_VERSION;
   hlogym::RegisterStatusExceptions(m);
   hlogym::RegisterIr(m);
+  hlogym::RegisterEval(m);
   hlogym::RegisterRewrite(m);
   hlogym::RegisterBackend(m);
   hlogym::RegisterEnvs(m);
