@@ -46,16 +46,6 @@ py::dict ToDict(const Batch& batch) {
   return out;
 }
 
-template <typename T>
-T Unwrap(absl::StatusOr<T> result) {
-  if (!result.ok()) ThrowStatus(result.status());
-  return *std::move(result);
-}
-
-void Check(const absl::Status& status) {
-  if (!status.ok()) ThrowStatus(status);
-}
-
 py::dict InfoDict(const EnvInfo& info) {
   py::dict d;
   d["benchmark"] = info.benchmark;

@@ -21,16 +21,6 @@ namespace py = pybind11;
 namespace hlogym {
 namespace {
 
-template <typename T>
-T Unwrap(absl::StatusOr<T> result) {
-  if (!result.ok()) ThrowStatus(result.status());
-  return *std::move(result);
-}
-
-void Check(const absl::Status& status) {
-  if (!status.ok()) ThrowStatus(status);
-}
-
 // The observation of one module, sized to fit it exactly unless limits are given.
 py::dict Observe(const Module& module, std::optional<FeatureLimits> given) {
   GraphCounts counts = CountGraph(module);

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace hlogym {
 
@@ -21,6 +22,16 @@ struct NotSupported : std::runtime_error {
 // FileNotFoundError, Unimplemented -> NotImplementedError, the rest ->
 // RuntimeError; the message is the status message.
 [[noreturn]] void ThrowStatus(const absl::Status& status);
+
+// The value of `result`, or its error raised as a Python exception.
+template <typename T>
+T Unwrap(absl::StatusOr<T> result) {
+  if (!result.ok()) ThrowStatus(result.status());
+  return *std::move(result);
+}
+inline void Check(const absl::Status& status) {
+  if (!status.ok()) ThrowStatus(status);
+}
 
 // Registers the translators of FileNotFound and NotSupported.
 void RegisterStatusExceptions(pybind11::module_& m);
