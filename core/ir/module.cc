@@ -30,6 +30,7 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
                                           const Computation* before) {
   Computation* comp = computation.get();
   comp->set_parent(this);
+  if (computation_names_) computation_names_->insert(comp->name());
   for (const auto& inst : comp->instructions()) {
     if (inst->unique_id() < 0) inst->set_unique_id(NextUniqueId());
     if (inst->name().empty()) {
@@ -105,11 +106,18 @@ std::string Module::UniqueInstructionName(std::string_view prefix) {
 }
 
 std::string Module::UniqueComputationName(std::string_view prefix) {
-  if (FindComputation(prefix) == nullptr) return std::string(prefix);
+  // Names in use, built on first use; names of removed computations stay
+  // reserved, which is harmless and keeps this O(1) per name.
+  if (!computation_names_) {
+    computation_names_ = std::make_unique<absl::flat_hash_set<std::string>>();
+    for (const auto& comp : computations_) computation_names_->insert(comp->name());
+  }
+  if (computation_names_->insert(std::string(prefix)).second) return std::string(prefix);
   const std::string stem(NameStem(prefix));
-  for (int64_t n = 1;; ++n) {
-    std::string candidate = absl::StrCat(stem, ".", n);
-    if (FindComputation(candidate) == nullptr) return candidate;
+  int64_t& counter = computation_counters_[stem];
+  while (true) {
+    std::string candidate = absl::StrCat(stem, ".", ++counter);
+    if (computation_names_->insert(candidate).second) return candidate;
   }
 }
 

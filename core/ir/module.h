@@ -91,6 +91,8 @@ class Module {
   // Built on first use of UniqueInstructionName, so parsing pays nothing.
   std::unique_ptr<absl::flat_hash_set<std::string>> instruction_names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;
+  std::unique_ptr<absl::flat_hash_set<std::string>> computation_names_;
+  absl::flat_hash_map<std::string, int64_t> computation_counters_;
 };
 
 }  // namespace hlogym

@@ -10,6 +10,26 @@
 namespace hlogym {
 namespace {
 
+// Whether another operand of `consumer` depends on `producer`. Fusing such a
+// producer would bring it back through that operand later and copy it once
+// per path, which grows exponentially on reconvergent graphs (XLA refuses
+// these pairs too).
+bool ReachesThroughAnotherOperand(const Instruction& consumer, const Instruction* producer) {
+  absl::flat_hash_set<const Instruction*> seen;
+  std::vector<const Instruction*> stack;
+  for (const Instruction* o : consumer.operands()) {
+    if (o != producer) stack.push_back(o);
+  }
+  while (!stack.empty()) {
+    const Instruction* inst = stack.back();
+    stack.pop_back();
+    if (inst == producer) return true;
+    if (!seen.insert(inst).second) continue;
+    for (const Instruction* o : inst->operands()) stack.push_back(o);
+  }
+  return false;
+}
+
 // The distinct operands of `consumer` that may be fused into it, in order.
 std::vector<Instruction*> FusibleProducers(const Instruction& consumer, FusionMode mode,
                                            const Rewriter& rewriter) {
@@ -17,7 +37,9 @@ std::vector<Instruction*> FusibleProducers(const Instruction& consumer, FusionMo
   for (Instruction* operand : consumer.operands()) {
     if (rewriter.IsRemoved(operand)) continue;
     if (std::find(producers.begin(), producers.end(), operand) != producers.end()) continue;
-    if (CanFuse(*operand, consumer, mode)) producers.push_back(operand);
+    if (CanFuse(*operand, consumer, mode) && !ReachesThroughAnotherOperand(consumer, operand)) {
+      producers.push_back(operand);
+    }
   }
   return producers;
 }
