@@ -17,37 +17,33 @@ if(HLOGYM_CBLAS_INCLUDE_DIR)
 endif()
 
 # LLVM 16: its CMake package where it works, else the headers and
-# libLLVM-16.so found directly (machines whose LLVMConfig.cmake is unusable,
-# such as the GPU machine with only the shared library). Either way code links
-# the imported target hlogym::llvm.
+# libLLVM-16.so found directly (cmake/FindLLVM16Fallback.cmake). Either way code
+# links the imported target hlogym::llvm, the shared libLLVM.
+# -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON forces the fallback, to test it here.
 find_package(LLVM 16 CONFIG QUIET HINTS /usr/lib/llvm-16 /usr/lib/llvm-16/lib/cmake/llvm)
-add_library(hlogym::llvm INTERFACE IMPORTED)
-if(LLVM_FOUND)
+if(LLVM_FOUND AND TARGET LLVM)
+  add_library(hlogym::llvm INTERFACE IMPORTED)
+  separate_arguments(_llvm_definitions UNIX_COMMAND "${LLVM_DEFINITIONS}")
   target_include_directories(hlogym::llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
-  target_compile_definitions(hlogym::llvm INTERFACE ${LLVM_DEFINITIONS})
+  target_compile_definitions(hlogym::llvm INTERFACE ${_llvm_definitions})
   target_link_libraries(hlogym::llvm INTERFACE LLVM)
   message(STATUS "hlogym: LLVM ${LLVM_PACKAGE_VERSION} from its CMake package")
 else()
-  find_path(HLOGYM_LLVM_INCLUDE_DIR llvm/IR/Module.h
-            HINTS ${LLVM_ROOT}/include /usr/lib/llvm-16/include ENV LLVM_INCLUDE_DIR)
-  find_library(HLOGYM_LLVM_LIBRARY NAMES LLVM-16 LLVM libLLVM-16.so.1
-               HINTS ${LLVM_ROOT}/lib /usr/lib/llvm-16/lib /usr/lib/x86_64-linux-gnu ENV LLVM_LIBRARY_DIR)
-  if(NOT HLOGYM_LLVM_INCLUDE_DIR OR NOT HLOGYM_LLVM_LIBRARY)
-    message(FATAL_ERROR "hlogym needs LLVM 16: install llvm-16-dev (scripts/setup.sh does), "
-                        "or set LLVM_ROOT to a directory with include/ and lib/libLLVM-16.so")
-  endif()
-  target_include_directories(hlogym::llvm SYSTEM INTERFACE ${HLOGYM_LLVM_INCLUDE_DIR})
-  target_link_libraries(hlogym::llvm INTERFACE ${HLOGYM_LLVM_LIBRARY})
-  message(STATUS "hlogym: LLVM from ${HLOGYM_LLVM_LIBRARY} (fallback search)")
+  find_package(LLVM16Fallback REQUIRED)
+  message(STATUS "hlogym: LLVM ${LLVM16Fallback_VERSION} from ${HLOGYM_LLVM_LIBRARY} (fallback search)")
 endif()
 
-# CUDA is optional: the GPU target is built only where the toolkit is found.
+# CUDA is optional: the code that needs it is built only where the toolkit is
+# found (HLOGYM_HAVE_CUDA); everything else builds and runs without it.
 set(HLOGYM_HAVE_CUDA OFF)
+if(NOT HLOGYM_ENABLE_CUDA MATCHES "^(ON|OFF|AUTO)$")
+  message(FATAL_ERROR "HLOGYM_ENABLE_CUDA must be ON, OFF or AUTO, not `${HLOGYM_ENABLE_CUDA}`")
+endif()
 if(NOT HLOGYM_ENABLE_CUDA STREQUAL "OFF")
   find_package(CUDAToolkit QUIET)
   if(CUDAToolkit_FOUND)
     set(HLOGYM_HAVE_CUDA ON)
-    message(STATUS "hlogym: CUDA ${CUDAToolkit_VERSION} found; building the GPU target")
+    message(STATUS "hlogym: CUDA ${CUDAToolkit_VERSION} found (headers in ${CUDAToolkit_INCLUDE_DIRS})")
   elseif(HLOGYM_ENABLE_CUDA STREQUAL "ON")
     message(FATAL_ERROR "HLOGYM_ENABLE_CUDA=ON but no CUDA toolkit was found")
   endif()

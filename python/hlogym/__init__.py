@@ -23,6 +23,10 @@ from hlogym._hlogym import (  # noqa: F401
     passes,
     run_dry_pass,
     run_pass,
+    build_info,
+    cuda_device_count,
+    llvm_version,
+    nvptx_available,
 )
 from hlogym._hlogym import __version__  # noqa: F401
 from hlogym.hloenv import HloEnv  # noqa: F401

@@ -8,6 +8,7 @@ PYBIND11_MODULE(_hlogym, m) {
   m.doc() = "hlogym's C++ core: HLO IR, passes, environments and backends.";
   m.attr("__version__") = HLOGYM_VERSION;
   hlogym::RegisterStatusExceptions(m);
+  hlogym::RegisterInfo(m);
   hlogym::RegisterIr(m);
   hlogym::RegisterEval(m);
   hlogym::RegisterRewrite(m);
