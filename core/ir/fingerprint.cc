@@ -56,12 +56,26 @@ void HashShape(Hasher& h, const Shape& s) {
 }
 
 void HashWindow(Hasher& h, const Window& w) {
+  h.Int(static_cast<int64_t>(w.size()));
   for (const WindowDimension& d : w) {
     for (int64_t v : {d.size, d.stride, d.padding_low, d.padding_high, d.lhs_dilation,
                       d.rhs_dilation, int64_t{d.reversal}}) {
       h.Int(v);
     }
   }
+}
+
+// The printer omits an all-default precision list, so {} and {default,
+// default} must hash alike for print and re-parse to keep the fingerprint.
+void HashPrecision(Hasher& h, const std::vector<Precision>& precision) {
+  const bool all_default = std::all_of(precision.begin(), precision.end(),
+                                       [](Precision p) { return p == Precision::kDefault; });
+  if (all_default) {
+    h.Int(0);
+    return;
+  }
+  h.Int(static_cast<int64_t>(precision.size()));
+  for (Precision p : precision) h.Int(static_cast<int64_t>(p));
 }
 
 void HashLiteral(Hasher& h, const Literal& l) {
@@ -83,7 +97,9 @@ void HashAttrs(Hasher& h, const OpAttrs& attrs) {
         if constexpr (std::is_same_v<T, ConstantAttrs>) {
           HashLiteral(h, a.literal);
         } else if constexpr (std::is_same_v<T, SliceAttrs>) {
-          h.Ints(a.starts); h.Ints(a.limits); h.Ints(a.strides);
+          // Missing strides mean 1, as the printer writes them.
+          h.Ints(a.starts); h.Ints(a.limits);
+          for (size_t i = 0; i < a.starts.size(); ++i) h.Int(i < a.strides.size() ? a.strides[i] : 1);
         } else if constexpr (std::is_same_v<T, DynamicSliceAttrs>) {
           h.Ints(a.sizes);
         } else if constexpr (std::is_same_v<T, PadAttrs>) {
@@ -93,7 +109,7 @@ void HashAttrs(Hasher& h, const OpAttrs& attrs) {
         } else if constexpr (std::is_same_v<T, DotAttrs>) {
           h.Ints(a.dims.lhs_batch); h.Ints(a.dims.lhs_contracting);
           h.Ints(a.dims.rhs_batch); h.Ints(a.dims.rhs_contracting);
-          for (Precision p : a.precision) h.Int(static_cast<int64_t>(p));
+          HashPrecision(h, a.precision);
           h.Str(a.algorithm);
         } else if constexpr (std::is_same_v<T, ConvolutionAttrs>) {
           HashWindow(h, a.window);
@@ -102,7 +118,7 @@ void HashAttrs(Hasher& h, const OpAttrs& attrs) {
                             d.kernel_output_feature, d.output_batch, d.output_feature}) h.Int(v);
           h.Ints(d.input_spatial); h.Ints(d.kernel_spatial); h.Ints(d.output_spatial);
           h.Int(a.feature_group_count); h.Int(a.batch_group_count);
-          for (Precision p : a.precision) h.Int(static_cast<int64_t>(p));
+          HashPrecision(h, a.precision);
         } else if constexpr (std::is_same_v<T, WindowAttrs>) {
           HashWindow(h, a.window);
         } else if constexpr (std::is_same_v<T, GatherAttrs>) {

@@ -13,7 +13,11 @@ namespace hlogym {
 // parameters and of operands. Independent of instruction and computation
 // names, unique ids, storage order, and metadata. Equal across runs and
 // machines. The operands of an `alternatives` instruction are hashed as an
-// unordered set, as in HloEnv.
+// unordered set, as in HloEnv; control predecessors as an unordered set.
+// Only what a computation's root reaches (through operands and control
+// predecessors) counts: dead instructions do not, so pruning dead code, or
+// choosing alternative 0 everywhere and pruning, keeps the fingerprint of the
+// module it restores. Other computations count only through their callers.
 uint64_t Fingerprint(const Module& module);
 // The same hash, of one computation (used to key compiled kernels).
 uint64_t Fingerprint(const Computation& computation);

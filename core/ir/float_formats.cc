@@ -96,7 +96,9 @@ uint32_t EncodeNarrowFloat(PrimitiveType type, double value) {
 
   // Scale so that the integer part holds the implicit bit and mantissa; the
   // same formula covers subnormals because the encoding is continuous.
-  const int min_exponent = 1 - f.bias;  // exponent of the smallest normal
+  // Exponent of the smallest normal; e8m0 has no subnormals, and its field 0
+  // is the normal 2^-bias.
+  const int min_exponent = f.specials == Specials::kE8M0 ? -f.bias : 1 - f.bias;
   int exponent = std::ilogb(a);
   if (exponent < min_exponent) exponent = min_exponent;
   double q = std::nearbyint(std::ldexp(a, f.mantissa_bits - exponent));

@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "core/ir/float_formats.h"
@@ -32,27 +34,75 @@ int64_t WrapToWidth(PrimitiveType type, int64_t v) {
   return static_cast<int64_t>(u);
 }
 
-// Shortest decimal that reads back to the same value of type T.
+// The fewer of XLA's two digit counts that reads back to the same T: XLA's
+// RoundTripFpToString tries "%.<digits10>g" and falls back to
+// "%.<max_digits10>g" (f32: 6 then 9, f64: 15 then 17). This, not the
+// shortest decimal, is what JAX's text holds: 0.797884583, 4.096e+06.
 template <typename T>
-std::string ShortestDecimal(T v) {
+std::string DigitsThatRoundTrip(T v, int digits10, int max_digits10) {
   char buf[64];
-  auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, result.ptr);
+  int n = std::snprintf(buf, sizeof(buf), "%.*g", digits10, static_cast<double>(v));
+  T back{};
+  const auto r = std::from_chars(buf, buf + n, back);
+  if (r.ec != std::errc() || back != v) {
+    n = std::snprintf(buf, sizeof(buf), "%.*g", max_digits10, static_cast<double>(v));
+  }
+  return std::string(buf, n);
 }
 
-std::string FloatToText(double v, bool is_double, uint64_t nan_payload,
-                        uint64_t default_payload) {
-  if (std::isnan(v)) {
-    std::string s = std::signbit(v) ? "-nan" : "nan";
-    if (nan_payload != default_payload) {
-      char buf[32];
-      auto r = std::to_chars(buf, buf + sizeof(buf), nan_payload, 16);
-      absl::StrAppend(&s, "(0x", absl::string_view(buf, r.ptr - buf), ")");
+// std::numeric_limits<T>::max_digits10 of the narrow float types as
+// ml_dtypes defines it, ceil(mantissa digits * log10(2) + 1): XLA prints
+// them with exactly this many significant digits.
+int NarrowMaxDigits10(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16: return 5;
+    case PrimitiveType::kBF16: return 4;
+    case PrimitiveType::kF8E3M4: case PrimitiveType::kF8E4M3: case PrimitiveType::kF8E4M3FN:
+    case PrimitiveType::kF8E4M3B11FNUZ: case PrimitiveType::kF8E4M3FNUZ: return 3;
+    default: return 2;  // f8e5m2, f8e5m2fnuz, f4e2m1fn, f8e8m0fnu
+  }
+}
+
+// XLA appends a NaN's mantissa bits (`payload`) as "(0x..)" when they
+// differ from the type's quiet NaN (`quiet`).
+std::string NanText(bool negative, uint64_t payload, uint64_t quiet) {
+  std::string s = negative ? "-nan" : "nan";
+  if (payload != quiet) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof(buf), payload, 16);
+    absl::StrAppend(&s, "(0x", absl::string_view(buf, r.ptr - buf), ")");
+  }
+  return s;
+}
+
+// The element of real float type `type` stored at `p`, as XLA prints it.
+std::string FloatToText(PrimitiveType type, const uint8_t* p) {
+  if (type == PrimitiveType::kF32) {
+    const float v = Load<float>(p);
+    if (std::isnan(v)) return NanText(std::signbit(v), Load<uint32_t>(p) & 0x7fffff, 0x400000);
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    return DigitsThatRoundTrip(v, 6, 9);
+  }
+  if (type == PrimitiveType::kF64) {
+    const double v = Load<double>(p);
+    if (std::isnan(v)) {
+      return NanText(std::signbit(v), Load<uint64_t>(p) & 0xfffffffffffffull, 0x8000000000000ull);
     }
-    return s;
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    return DigitsThatRoundTrip(v, 15, 17);
+  }
+  const uint32_t bits = ByteWidth(type) == 2 ? Load<uint16_t>(p) : *p;
+  const double v = DecodeNarrowFloat(type, bits);
+  if (std::isnan(v)) {
+    // Payloads of the 16-bit types only: the parser keeps no narrower ones.
+    if (type == PrimitiveType::kF16) return NanText(std::signbit(v), bits & 0x3ff, 0x200);
+    if (type == PrimitiveType::kBF16) return NanText(std::signbit(v), bits & 0x7f, 0x40);
+    return NanText(std::signbit(v), 0, 0);
   }
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  return is_double ? ShortestDecimal(v) : ShortestDecimal(static_cast<float>(v));
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof(buf), "%.*g", NarrowMaxDigits10(type), v);
+  return std::string(buf, n);
 }
 
 }  // namespace
@@ -233,23 +283,14 @@ std::string ElementToString(const Literal& literal, int64_t index) {
   const uint8_t* p = literal.raw_data() + index * ByteWidth(type);
   switch (type) {
     case PrimitiveType::kPred: return *p ? "true" : "false";
-    case PrimitiveType::kF32: {
-      uint32_t bits = Load<uint32_t>(p);
-      return FloatToText(Load<float>(p), false, bits & 0x7fffff, 0x400000);
-    }
-    case PrimitiveType::kF64: {
-      uint64_t bits = Load<uint64_t>(p);
-      return FloatToText(Load<double>(p), true, bits & 0xfffffffffffffull,
-                         0x8000000000000ull);
-    }
     case PrimitiveType::kC64: case PrimitiveType::kC128: {
-      std::complex<double> c = literal.GetAsComplex(index);
-      const bool is_double = type == PrimitiveType::kC128;
-      return absl::StrCat("(", FloatToText(c.real(), is_double, 0, 0), ", ",
-                          FloatToText(c.imag(), is_double, 0, 0), ")");
+      const PrimitiveType part =
+          type == PrimitiveType::kC128 ? PrimitiveType::kF64 : PrimitiveType::kF32;
+      return absl::StrCat("(", FloatToText(part, p), ", ", FloatToText(part, p + ByteWidth(part)),
+                          ")");
     }
     default:
-      if (IsFloat(type)) return FloatToText(literal.GetAsDouble(index), false, 0, 0);
+      if (IsFloat(type)) return FloatToText(type, p);
       if (type == PrimitiveType::kU64) {
         return absl::StrCat(static_cast<uint64_t>(literal.GetAsInt64(index)));
       }

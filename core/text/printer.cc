@@ -1,5 +1,10 @@
 #include "core/text/printer.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/ir/computation.h"
@@ -9,6 +14,18 @@ namespace {
 
 std::string Name(const std::string& name, const PrintOptions& o) {
   return o.long_style ? "%" + name : name;
+}
+
+// Shape::ToString, with XLA's /*index=N*/ before every fifth tuple element.
+std::string ShapeText(const Shape& shape, bool print_layout = true) {
+  if (!shape.IsTuple()) return shape.ToString(print_layout);
+  std::string out = "(";
+  for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+    if (i > 0) out += ", ";
+    if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
+    out += ShapeText(shape.tuple_shapes()[i], print_layout);
+  }
+  return out + ")";
 }
 
 std::string List(absl::Span<const int64_t> v) { return absl::StrCat("{", absl::StrJoin(v, ","), "}"); }
@@ -46,16 +63,22 @@ std::string WindowText(const Window& w) {
 std::string DimLabels(const ConvolutionDimensions& d) {
   const size_t n = d.input_spatial.size();
   std::string lhs(n + 2, '?'), rhs(n + 2, '?'), out(n + 2, '?');
-  lhs[d.input_batch] = 'b';
-  lhs[d.input_feature] = 'f';
-  rhs[d.kernel_input_feature] = 'i';
-  rhs[d.kernel_output_feature] = 'o';
-  out[d.output_batch] = 'b';
-  out[d.output_feature] = 'f';
+  // Positions out of range (malformed IR) leave a '?' instead of writing
+  // past the label.
+  auto put = [](std::string& label, int64_t position, char c) {
+    if (position >= 0 && static_cast<size_t>(position) < label.size()) label[position] = c;
+  };
+  put(lhs, d.input_batch, 'b');
+  put(lhs, d.input_feature, 'f');
+  put(rhs, d.kernel_input_feature, 'i');
+  put(rhs, d.kernel_output_feature, 'o');
+  put(out, d.output_batch, 'b');
+  put(out, d.output_feature, 'f');
   for (size_t i = 0; i < n; ++i) {
-    lhs[d.input_spatial[i]] = static_cast<char>('0' + i);
-    rhs[d.kernel_spatial[i]] = static_cast<char>('0' + i);
-    out[d.output_spatial[i]] = static_cast<char>('0' + i);
+    const char digit = static_cast<char>('0' + i);
+    put(lhs, d.input_spatial[i], digit);
+    if (i < d.kernel_spatial.size()) put(rhs, d.kernel_spatial[i], digit);
+    if (i < d.output_spatial.size()) put(out, d.output_spatial[i], digit);
   }
   return lhs + "_" + rhs + "->" + out;
 }
@@ -70,6 +93,23 @@ std::string Precisions(const std::vector<Precision>& p) {
   return all_default ? "" : absl::StrCat(", operand_precision={", absl::StrJoin(names, ","), "}");
 }
 
+// Opcodes whose dimensions={...} XLA always writes (even when empty, as a
+// broadcast of a scalar's `dimensions={}`): the parser requires it of most.
+// clang-format off
+bool PrintsDimensions(Opcode op) {
+  switch (op) {
+    case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kReverse:
+    case Opcode::kReduce: case Opcode::kConcatenate: case Opcode::kSort:
+    case Opcode::kMap: case Opcode::kScan: case Opcode::kAllGather:
+    case Opcode::kAllGatherStart: case Opcode::kReduceScatter:
+    case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize:
+      return true;
+    default:
+      return false;
+  }
+}
+// clang-format on
+
 // The typed attributes, in XLA's order and formats.
 void AppendAttributes(const Instruction& inst, std::string& out) {
   const Opcode op = inst.opcode();
@@ -78,20 +118,23 @@ void AppendAttributes(const Instruction& inst, std::string& out) {
     case Opcode::kIota: absl::StrAppend(&out, ", iota_dimension=", inst.iota_dimension()); break;
     default: break;
   }
-  const bool prints_dimensions = !inst.dimensions().empty() || op == Opcode::kBroadcast ||
-                                 op == Opcode::kReduce || op == Opcode::kTranspose;
-  if (prints_dimensions && op != Opcode::kParameter) {
+  if (PrintsDimensions(op) || !inst.dimensions().empty()) {
     absl::StrAppend(&out, ", dimensions=", List(inst.dimensions()));
   }
   std::visit(
       [&](const auto& a) {
         using T = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<T, SliceAttrs>) {
+          // As XLA: strides are written for every dimension or, when all
+          // are 1, for none.
+          auto stride = [&](size_t i) { return i < a.strides.size() ? a.strides[i] : 1; };
+          bool unit_strides = true;
+          for (size_t i = 0; i < a.starts.size(); ++i) unit_strides &= stride(i) == 1;
           std::vector<std::string> parts;
-          for (size_t i = 0; i < a.starts.size(); ++i) {
-            const int64_t stride = i < a.strides.size() ? a.strides[i] : 1;
-            parts.push_back(stride == 1 ? absl::StrCat("[", a.starts[i], ":", a.limits[i], "]")
-                                        : absl::StrCat("[", a.starts[i], ":", a.limits[i], ":", stride, "]"));
+          for (size_t i = 0; i < a.starts.size() && i < a.limits.size(); ++i) {
+            parts.push_back(unit_strides
+                                ? absl::StrCat("[", a.starts[i], ":", a.limits[i], "]")
+                                : absl::StrCat("[", a.starts[i], ":", a.limits[i], ":", stride(i), "]"));
           }
           absl::StrAppend(&out, ", slice={", absl::StrJoin(parts, ", "), "}");
         } else if constexpr (std::is_same_v<T, DynamicSliceAttrs>) {
@@ -107,7 +150,11 @@ void AppendAttributes(const Instruction& inst, std::string& out) {
           absl::StrAppend(&out, ", padding=", absl::StrJoin(parts, "x"));
         } else if constexpr (std::is_same_v<T, CompareAttrs>) {
           absl::StrAppend(&out, ", direction=", std::string(ComparisonDirectionName(a.direction)));
-          if (a.type != ComparisonType::kDefault && inst.FindRawAttribute("order") == nullptr) {
+          // The parser reads a raw `order=TOTAL` as type TOTALORDER and keeps
+          // the raw text, which prints below: writing both would duplicate it.
+          const bool implied_by_order =
+              a.type == ComparisonType::kTotalOrder && inst.FindRawAttribute("order") != nullptr;
+          if (a.type != ComparisonType::kDefault && !implied_by_order) {
             absl::StrAppend(&out, ", type=", std::string(ComparisonTypeName(a.type)));
           }
         } else if constexpr (std::is_same_v<T, DotAttrs>) {
@@ -151,12 +198,11 @@ void AppendAttributes(const Instruction& inst, std::string& out) {
         } else if constexpr (std::is_same_v<T, SortAttrs>) {
           if (a.is_stable) out += ", is_stable=true";
         } else if constexpr (std::is_same_v<T, TopKAttrs>) {
-          absl::StrAppend(&out, ", k=", a.k);
-          if (!a.largest) out += ", largest=false";
+          absl::StrAppend(&out, ", k=", a.k, ", largest=", a.largest ? "true" : "false");
         } else if constexpr (std::is_same_v<T, FusionAttrs>) {
           absl::StrAppend(&out, ", kind=", std::string(FusionKindName(a.kind)));
         } else if constexpr (std::is_same_v<T, CustomCallAttrs>) {
-          absl::StrAppend(&out, ", custom_call_target=\"", a.target, "\"");
+          absl::StrAppend(&out, ", custom_call_target=\"", absl::CEscape(a.target), "\"");
         } else if constexpr (std::is_same_v<T, RngAttrs>) {
           absl::StrAppend(&out, ", distribution=", std::string(RngDistributionName(a.distribution)));
         } else if constexpr (std::is_same_v<T, RngBitGeneratorAttrs>) {
@@ -179,19 +225,26 @@ void AppendAttributes(const Instruction& inst, std::string& out) {
 void AppendCalled(const Instruction& inst, const PrintOptions& o, std::string& out) {
   const auto called = inst.called_computations();
   if (called.empty()) return;
-  auto name = [&](const Computation* c) { return Name(c->name(), o); };
+  // A computation missing from the IR prints as "<null>" rather than crash.
+  auto name = [&](const Computation* c) { return c ? Name(c->name(), o) : std::string("<null>"); };
+  // Malformed IR (wrong callee counts) prints as a plain list, never crashes.
+  const bool pair = called.size() == 2;
   switch (inst.opcode()) {
     case Opcode::kFusion: case Opcode::kAsyncStart:
+      if (called.size() != 1) break;
       absl::StrAppend(&out, ", calls=", name(called[0]));
       return;
     case Opcode::kWhile:
+      if (!pair) break;
       absl::StrAppend(&out, ", condition=", name(called[0]), ", body=", name(called[1]));
       return;
     case Opcode::kSelectAndScatter:
+      if (!pair) break;
       absl::StrAppend(&out, ", select=", name(called[0]), ", scatter=", name(called[1]));
       return;
     case Opcode::kConditional:
-      if (inst.operand(0)->shape().element_type() == PrimitiveType::kPred && called.size() == 2) {
+      if (pair && inst.operand_count() > 0 &&
+          inst.operand(0)->shape().element_type() == PrimitiveType::kPred) {
         absl::StrAppend(&out, ", true_computation=", name(called[0]), ", false_computation=",
                         name(called[1]));
       } else {
@@ -200,19 +253,20 @@ void AppendCalled(const Instruction& inst, const PrintOptions& o, std::string& o
         absl::StrAppend(&out, ", branch_computations={", absl::StrJoin(names, ", "), "}");
       }
       return;
-    case Opcode::kCustomCall: {
-      std::vector<std::string> names;
-      for (const Computation* c : called) names.push_back(name(c));
-      absl::StrAppend(&out, ", called_computations={", absl::StrJoin(names, ", "), "}");
-      return;
-    }
+    case Opcode::kCustomCall:
+      break;
     default:
+      if (called.size() != 1) break;
       absl::StrAppend(&out, ", to_apply=", name(called[0]));
+      return;
   }
+  std::vector<std::string> names;
+  for (const Computation* c : called) names.push_back(name(c));
+  absl::StrAppend(&out, ", called_computations={", absl::StrJoin(names, ", "), "}");
 }
 
 std::string InstructionText(const Instruction& inst, const PrintOptions& o) {
-  std::string out = absl::StrCat(Name(inst.name(), o), " = ", inst.shape().ToString(), " ",
+  std::string out = absl::StrCat(Name(inst.name(), o), " = ", ShapeText(inst.shape()), " ",
                                  std::string(OpcodeName(inst.opcode())), "(");
   if (inst.opcode() == Opcode::kParameter) {
     absl::StrAppend(&out, inst.parameter_number());
@@ -224,7 +278,7 @@ std::string InstructionText(const Instruction& inst, const PrintOptions& o) {
     for (int64_t i = 0; i < inst.operand_count(); ++i) {
       if (i) out += ", ";
       if (o.long_style && i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
-      if (o.long_style) absl::StrAppend(&out, inst.operand(i)->shape().ToString(), " ");
+      if (o.long_style) absl::StrAppend(&out, ShapeText(inst.operand(i)->shape()), " ");
       out += Name(inst.operand(i)->name(), o);
     }
   }
@@ -256,10 +310,10 @@ std::string PrintComputation(const Computation& c, const PrintOptions& o) {
   if (o.long_style) {
     std::vector<std::string> params;
     for (const Instruction* p : c.parameters()) {
-      if (p != nullptr) params.push_back(absl::StrCat(p->name(), ": ", p->shape().ToString(false)));
+      if (p != nullptr) params.push_back(absl::StrCat(p->name(), ": ", ShapeText(p->shape(), false)));
     }
     absl::StrAppend(&out, " (", absl::StrJoin(params, ", "), ") -> ",
-                    c.root() ? c.root()->shape().ToString(false) : "()");
+                    c.root() ? ShapeText(c.root()->shape(), false) : "()");
   }
   out += " {\n";
   for (const Instruction* inst : c.MakePostOrder()) {
@@ -273,17 +327,17 @@ std::string PrintComputation(const Computation& c, const PrintOptions& o) {
 std::string PrintModule(const Module& module, const PrintOptions& o) {
   std::string out = "HloModule " + module.name();
   if (const auto& layout = module.entry_computation_layout()) {
-    std::vector<std::string> params;
-    for (const Shape& s : layout->parameters) params.push_back(s.ToString());
-    absl::StrAppend(&out, ", entry_computation_layout={(", absl::StrJoin(params, ", "), ")->",
-                    layout->result.ToString(), "}");
+    // XLA prints the parameter list like a tuple: with /*index=N*/ comments.
+    const Shape params = Shape::Tuple(layout->parameters);
+    absl::StrAppend(&out, ", entry_computation_layout={", ShapeText(params), "->",
+                    ShapeText(layout->result), "}");
   }
   for (const RawAttribute& raw : module.raw_attributes()) {
     absl::StrAppend(&out, ", ", raw.name, "=", raw.value);
   }
-  out += "\n";
-  if (!module.stack_frame_index().empty()) absl::StrAppend(&out, "\n", module.stack_frame_index(), "\n");
-  for (const auto& c : module.computations()) absl::StrAppend(&out, "\n", PrintComputation(*c, o), "\n");
+  out += "\n\n";
+  if (!module.stack_frame_index().empty()) absl::StrAppend(&out, module.stack_frame_index(), "\n\n");
+  for (const auto& c : module.computations()) absl::StrAppend(&out, PrintComputation(*c, o), "\n\n");
   return out;
 }
 
