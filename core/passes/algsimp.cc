@@ -1,29 +1,39 @@
 #include "core/passes/algsimp.h"
 
-#include "absl/container/flat_hash_map.h"
+#include <array>
+
+#include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/passes/algsimp_rules.h"
 
 namespace hlogym {
 namespace {
 
-// Rules by opcode, built once from the family tables.
-const absl::flat_hash_map<Opcode, std::vector<const AlgsimpRule*>>& RulesByOpcode() {
-  static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<Opcode, std::vector<const AlgsimpRule*>>();
-    for (const auto* family : {&ArithmeticRules(), &ShapeRules()}) {
-      for (const AlgsimpRule& rule : *family) (*t)[rule.opcode].push_back(&rule);
+using RuleTable = std::array<std::vector<const AlgsimpRule*>, kNumOpcodes>;
+
+// Rules by opcode, in family order, built once.
+const RuleTable& RulesByOpcode() {
+  static const RuleTable* table = [] {
+    auto* t = new RuleTable();
+    for (const auto* family : AlgsimpRuleFamilies()) {
+      for (const AlgsimpRule& rule : *family) {
+        (*t)[static_cast<size_t>(rule.opcode)].push_back(&rule);
+      }
     }
     return t;
   }();
   return *table;
 }
 
+bool HasControlDependencies(const Instruction& inst) {
+  return !inst.control_predecessors().empty() || !inst.control_successors().empty();
+}
+
 }  // namespace
 
 std::vector<std::string_view> AlgsimpRuleNames() {
   std::vector<std::string_view> names;
-  for (const auto* family : {&ArithmeticRules(), &ShapeRules()}) {
+  for (const auto* family : AlgsimpRuleFamilies()) {
     for (const AlgsimpRule& rule : *family) names.push_back(rule.name);
   }
   return names;
@@ -32,17 +42,25 @@ std::vector<std::string_view> AlgsimpRuleNames() {
 absl::StatusOr<bool> AlgsimpPass::Run(Module& module, Rewriter& rewriter) {
   bool changed = false;
   std::vector<Computation*> computations;
-  for (const auto& c : module.computations()) computations.push_back(c.get());
-  const auto& rules = RulesByOpcode();
+  for (const auto& c : module.computations()) {
+    if (!c->IsFusionComputation()) computations.push_back(c.get());
+  }
+  const RuleTable& rules = RulesByOpcode();
   for (Computation* computation : computations) {
     RuleContext context{rewriter, computation};
     for (Instruction* inst : computation->MakePostOrder()) {
-      if (rewriter.IsRemoved(inst)) continue;
-      auto it = rules.find(inst->opcode());
-      if (it == rules.end()) continue;
-      for (const AlgsimpRule* rule : it->second) {
+      const auto& candidates = rules[static_cast<size_t>(inst->opcode())];
+      if (candidates.empty() || rewriter.IsRemoved(inst) || HasControlDependencies(*inst)) {
+        continue;
+      }
+      for (const AlgsimpRule* rule : candidates) {
         Instruction* replacement = rule->apply(inst, context);
         if (replacement == nullptr || replacement == inst) continue;
+        if (!replacement->shape().Compatible(inst->shape())) {
+          return absl::InternalError(absl::StrCat(
+              "algsimp rule `", std::string(rule->name), "` replaced `", inst->name(),
+              "` by an instruction of shape ", replacement->shape().ToString()));
+        }
         RETURN_IF_ERROR(rewriter.Replace(inst, replacement));
         changed = true;
         if (!rewriter.dry()) break;  // inst is gone; its replacement is final

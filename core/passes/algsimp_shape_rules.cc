@@ -1,14 +1,52 @@
-// Shape and data-movement rules: identities (reshape to the same shape,
-// full slices, zero padding, identity transposes...) and compositions
-// (transpose of transpose, reshape of reshape, slice of slice, broadcast of
-// broadcast). All exact: they only move the same elements.
-#include "core/ir/computation.h"
+// Shape rules for reshape, transpose, broadcast, reverse and pad: identities
+// (same shape, identity permutation, zero padding, reversal of size-1 dims)
+// and compositions (reshape of reshape, transpose of transpose, broadcast of
+// broadcast...). All exact: they move the same elements to the same places.
+//
+// New broadcasts are only made with increasing dimensions (when their inputs
+// have them), the form every consumer handles best.
+#include <algorithm>
+
 #include "core/passes/algsimp_rules.h"
 
 namespace hlogym {
 namespace {
 
-bool SameShape(const Instruction* a, const Instruction* b) { return a->shape() == b->shape(); }
+// Whether `inst`'s dimensions name each of `rank` dimensions once.
+bool IsPermutationOf(const Instruction* inst, int64_t rank) {
+  const auto dims = inst->dimensions();
+  if (static_cast<int64_t>(dims.size()) != rank) return false;
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
+// Whether a broadcast's dimensions map each operand dimension into its result.
+bool IsWellFormedBroadcast(const Instruction* b) {
+  if (b->opcode() != Opcode::kBroadcast ||
+      static_cast<int64_t>(b->dimensions().size()) != b->operand(0)->shape().rank()) {
+    return false;
+  }
+  for (int64_t d : b->dimensions()) {
+    if (d < 0 || d >= b->shape().rank()) return false;
+  }
+  return true;
+}
+
+bool IsIncreasing(absl::Span<const int64_t> dims) {
+  return std::is_sorted(dims.begin(), dims.end()) &&
+         std::adjacent_find(dims.begin(), dims.end()) == dims.end();
+}
+
+Instruction* NewBroadcast(Instruction* operand, const Shape& shape, std::vector<int64_t> dims,
+                          RuleContext& ctx) {
+  Instruction* b = ctx.Add(Opcode::kBroadcast, shape, {operand});
+  b->mutable_dimensions() = std::move(dims);
+  return b;
+}
 
 Instruction* IdentityReshape(Instruction* i, RuleContext&) {
   return SameShape(i, i->operand(0)) ? i->operand(0) : nullptr;
@@ -17,117 +55,128 @@ Instruction* ReshapeReshape(Instruction* i, RuleContext& ctx) {
   Instruction* inner = i->operand(0);
   if (inner->opcode() != Opcode::kReshape) return nullptr;
   if (SameShape(i, inner->operand(0))) return inner->operand(0);
-  return ctx.Add(Instruction::Create(Opcode::kReshape, i->shape(), {inner->operand(0)}));
+  return ctx.Add(Opcode::kReshape, i->shape(), {inner->operand(0)});
+}
+// reshape(broadcast(scalar)) -> broadcast(scalar) of the new shape.
+Instruction* ReshapeOfScalarBroadcast(Instruction* i, RuleContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (inner->opcode() != Opcode::kBroadcast || !inner->operand(0)->shape().IsScalar()) {
+    return nullptr;
+  }
+  return ctx.BroadcastScalar(inner->operand(0), i->shape());
 }
 Instruction* IdentityTranspose(Instruction* i, RuleContext&) {
-  for (int64_t k = 0; k < static_cast<int64_t>(i->dimensions().size()); ++k) {
-    if (i->dimension(k) != k) return nullptr;
-  }
-  return SameShape(i, i->operand(0)) ? i->operand(0) : nullptr;
+  return IsIdentityPermutation(i->dimensions()) && SameShape(i, i->operand(0)) ? i->operand(0)
+                                                                                : nullptr;
 }
-// transpose(transpose(x, p), q) = transpose(x, p∘q); identity -> x.
+// transpose(transpose(x, p), q) = transpose(x, p∘q), or x when that is the
+// identity.
 Instruction* TransposeTranspose(Instruction* i, RuleContext& ctx) {
   Instruction* inner = i->operand(0);
-  if (inner->opcode() != Opcode::kTranspose) return nullptr;
-  std::vector<int64_t> composed;
-  bool identity = true;
-  for (int64_t k = 0; k < static_cast<int64_t>(i->dimensions().size()); ++k) {
-    composed.push_back(inner->dimension(i->dimension(k)));
-    identity &= composed.back() == k;
+  if (inner->opcode() != Opcode::kTranspose || !IsPermutationOf(i, i->shape().rank()) ||
+      !IsPermutationOf(inner, i->shape().rank())) {
+    return nullptr;
   }
-  if (identity && SameShape(i, inner->operand(0))) return inner->operand(0);
-  auto t = Instruction::Create(Opcode::kTranspose, i->shape(), {inner->operand(0)});
-  t->mutable_dimensions() = composed;
-  return ctx.Add(std::move(t));
+  std::vector<int64_t> composed;
+  for (int64_t d : i->dimensions()) composed.push_back(inner->dimension(d));
+  if (IsIdentityPermutation(composed) && SameShape(i, inner->operand(0))) return inner->operand(0);
+  Instruction* t = ctx.Add(Opcode::kTranspose, i->shape(), {inner->operand(0)});
+  t->mutable_dimensions() = std::move(composed);
+  return t;
+}
+// transpose(broadcast(x, d), p) = broadcast(x, p⁻¹∘d) when that keeps the
+// operand's dimensions in order.
+Instruction* TransposeOfBroadcast(Instruction* i, RuleContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (!IsWellFormedBroadcast(inner) || !IsPermutationOf(i, i->shape().rank())) return nullptr;
+  std::vector<int64_t> inverse(i->dimensions().size());
+  for (size_t k = 0; k < inverse.size(); ++k) inverse[i->dimension(k)] = static_cast<int64_t>(k);
+  std::vector<int64_t> dims;
+  for (int64_t d : inner->dimensions()) dims.push_back(inverse[d]);
+  if (!IsIncreasing(dims)) return nullptr;
+  return NewBroadcast(inner->operand(0), i->shape(), std::move(dims), ctx);
+}
+// A transpose that only moves size-1 dimensions is a reshape.
+Instruction* TransposeIsReshape(Instruction* i, RuleContext& ctx) {
+  if (IsIdentityPermutation(i->dimensions()) || !IsPermutationOf(i, i->shape().rank())) {
+    return nullptr;
+  }
+  int64_t last = -1;
+  for (int64_t k = 0; k < i->shape().rank(); ++k) {
+    if (i->shape().dim(k) == 1) continue;
+    if (i->dimension(k) < last) return nullptr;
+    last = i->dimension(k);
+  }
+  return ctx.Add(Opcode::kReshape, i->shape(), {i->operand(0)});
 }
 Instruction* IdentityBroadcast(Instruction* i, RuleContext&) {
-  if (!SameShape(i, i->operand(0))) return nullptr;
-  for (int64_t k = 0; k < static_cast<int64_t>(i->dimensions().size()); ++k) {
-    if (i->dimension(k) != k) return nullptr;
-  }
+  if (!SameShape(i, i->operand(0)) || !IsIdentityPermutation(i->dimensions())) return nullptr;
   return i->operand(0);
 }
 // broadcast(broadcast(x, d1), d2) = broadcast(x, d2∘d1).
 Instruction* BroadcastBroadcast(Instruction* i, RuleContext& ctx) {
   Instruction* inner = i->operand(0);
-  if (inner->opcode() != Opcode::kBroadcast) return nullptr;
+  if (!IsWellFormedBroadcast(inner) || !IsWellFormedBroadcast(i)) return nullptr;
   std::vector<int64_t> composed;
   for (int64_t d : inner->dimensions()) composed.push_back(i->dimension(d));
-  auto b = Instruction::Create(Opcode::kBroadcast, i->shape(), {inner->operand(0)});
-  b->mutable_dimensions() = composed;
-  return ctx.Add(std::move(b));
+  return NewBroadcast(inner->operand(0), i->shape(), std::move(composed), ctx);
 }
-// reshape(broadcast(scalar)) = broadcast(scalar) of the new shape.
-Instruction* ReshapeOfScalarBroadcast(Instruction* i, RuleContext& ctx) {
-  Instruction* inner = i->operand(0);
-  if (inner->opcode() != Opcode::kBroadcast || !inner->operand(0)->shape().IsScalar()) return nullptr;
-  return ctx.Add(Instruction::Create(Opcode::kBroadcast, i->shape(), {inner->operand(0)}));
-}
-Instruction* FullSlice(Instruction* i, RuleContext&) {
-  return SameShape(i, i->operand(0)) ? i->operand(0) : nullptr;
-}
-Instruction* SliceSlice(Instruction* i, RuleContext& ctx) {
-  Instruction* inner = i->operand(0);
-  if (inner->opcode() != Opcode::kSlice) return nullptr;
-  const SliceAttrs& a = inner->attrs<SliceAttrs>();
-  const SliceAttrs& b = i->attrs<SliceAttrs>();
-  SliceAttrs c;
-  for (size_t d = 0; d < a.starts.size(); ++d) {
-    const int64_t sa = a.strides.empty() ? 1 : a.strides[d];
-    const int64_t sb = b.strides.empty() ? 1 : b.strides[d];
-    c.starts.push_back(a.starts[d] + b.starts[d] * sa);
-    c.strides.push_back(sa * sb);
-    c.limits.push_back(c.starts.back() + (i->shape().dim(d) - 1) * c.strides.back() + 1);
+// broadcast(reshape(x)) where the reshape only inserts size-1 dimensions:
+// broadcast x directly.
+Instruction* BroadcastOfReshape(Instruction* i, RuleContext& ctx) {
+  Instruction* reshape = i->operand(0);
+  if (reshape->opcode() != Opcode::kReshape || !IsWellFormedBroadcast(i)) return nullptr;
+  Instruction* x = reshape->operand(0);
+  const auto from = x->shape().dims();
+  const auto to = reshape->shape().dims();
+  std::vector<int64_t> dims;  // x dim -> result dim
+  size_t j = 0;
+  for (int64_t size : from) {
+    while (j < to.size() && to[j] != size && to[j] == 1) ++j;
+    if (j == to.size() || to[j] != size) return nullptr;
+    dims.push_back(i->dimension(static_cast<int64_t>(j++)));
   }
-  auto s = Instruction::Create(Opcode::kSlice, i->shape(), {inner->operand(0)});
-  s->mutable_attrs<SliceAttrs>() = c;
-  return ctx.Add(std::move(s));
-}
-Instruction* ZeroPad(Instruction* i, RuleContext&) {
-  for (const PaddingDimension& p : i->attrs<PadAttrs>().padding) {
-    if (p.low != 0 || p.high != 0 || p.interior != 0) return nullptr;
+  for (; j < to.size(); ++j) {
+    if (to[j] != 1) return nullptr;
   }
-  return i->operand(0);
+  if (!IsIncreasing(dims)) return nullptr;
+  return NewBroadcast(x, i->shape(), std::move(dims), ctx);
 }
-// reverse over dims of size 1 (or none) changes nothing.
+// reverse over dimensions of size 1 (or none) changes nothing.
 Instruction* TrivialReverse(Instruction* i, RuleContext&) {
   for (int64_t d : i->dimensions()) {
-    if (i->shape().dim(d) != 1) return nullptr;
+    if (d < 0 || d >= i->shape().rank() || i->shape().dim(d) != 1) return nullptr;
   }
   return i->operand(0);
 }
 Instruction* ReverseReverse(Instruction* i, RuleContext&) {
   Instruction* inner = i->operand(0);
-  if (inner->opcode() != Opcode::kReverse || inner->dimensions() != i->dimensions()) return nullptr;
-  return inner->operand(0);
+  if (inner->opcode() != Opcode::kReverse) return nullptr;
+  std::vector<int64_t> a(i->dimensions().begin(), i->dimensions().end());
+  std::vector<int64_t> b(inner->dimensions().begin(), inner->dimensions().end());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b ? inner->operand(0) : nullptr;
 }
-Instruction* SingleConcatenate(Instruction* i, RuleContext&) {
-  return i->operand_count() == 1 ? i->operand(0) : nullptr;
-}
-Instruction* CopyToOperand(Instruction* i, RuleContext&) {
-  return SameShape(i, i->operand(0)) ? i->operand(0) : nullptr;
-}
-// dynamic-slice at constant (in-range) indices is a slice.
-Instruction* DynamicSliceConstant(Instruction* i, RuleContext& ctx) {
-  const Instruction* operand = i->operand(0);
-  if (i->operand_count() != operand->shape().rank() + 1) return nullptr;
-  SliceAttrs slice;
-  for (int64_t d = 0; d < operand->shape().rank(); ++d) {
-    std::optional<double> start = ScalarConstantValue(i->operand(d + 1));
-    if (!start) return nullptr;
-    const int64_t limit = operand->shape().dim(d) - i->shape().dim(d);
-    const int64_t s = std::clamp<int64_t>(static_cast<int64_t>(*start), 0, limit);
-    slice.starts.push_back(s);
-    slice.limits.push_back(s + i->shape().dim(d));
-    slice.strides.push_back(1);
+// Reversing dimensions that a broadcast created changes nothing.
+Instruction* ReverseOfBroadcast(Instruction* i, RuleContext&) {
+  Instruction* inner = i->operand(0);
+  if (inner->opcode() != Opcode::kBroadcast || i->dimensions().empty()) return nullptr;
+  for (int64_t d : i->dimensions()) {
+    const auto& made_from_operand = inner->dimensions();
+    if (std::find(made_from_operand.begin(), made_from_operand.end(), d) !=
+        made_from_operand.end()) {
+      return nullptr;
+    }
   }
-  auto s = Instruction::Create(Opcode::kSlice, i->shape(), {i->operand(0)});
-  s->mutable_attrs<SliceAttrs>() = slice;
-  return ctx.Add(std::move(s));
+  return inner;
 }
-Instruction* TupleElementOfTuple(Instruction* i, RuleContext&) {
-  return i->operand(0)->opcode() == Opcode::kTuple ? i->operand(0)->operand(i->tuple_index())
-                                                   : nullptr;
+Instruction* ZeroPad(Instruction* i, RuleContext&) {
+  if (!i->has_attrs<PadAttrs>()) return nullptr;
+  for (const PaddingDimension& p : i->attrs<PadAttrs>().padding) {
+    if (p.low != 0 || p.high != 0 || p.interior != 0) return nullptr;
+  }
+  return i->operand(0);
 }
 
 }  // namespace
@@ -139,17 +188,15 @@ const std::vector<AlgsimpRule>& ShapeRules() {
       {"reshape-of-scalar-broadcast", Opcode::kReshape, ReshapeOfScalarBroadcast},
       {"identity-transpose", Opcode::kTranspose, IdentityTranspose},
       {"transpose-transpose", Opcode::kTranspose, TransposeTranspose},
+      {"transpose-of-broadcast", Opcode::kTranspose, TransposeOfBroadcast},
+      {"transpose-is-reshape", Opcode::kTranspose, TransposeIsReshape},
       {"identity-broadcast", Opcode::kBroadcast, IdentityBroadcast},
       {"broadcast-broadcast", Opcode::kBroadcast, BroadcastBroadcast},
-      {"full-slice", Opcode::kSlice, FullSlice},
-      {"slice-slice", Opcode::kSlice, SliceSlice},
-      {"zero-pad", Opcode::kPad, ZeroPad},
+      {"broadcast-of-reshape", Opcode::kBroadcast, BroadcastOfReshape},
       {"trivial-reverse", Opcode::kReverse, TrivialReverse},
       {"reverse-reverse", Opcode::kReverse, ReverseReverse},
-      {"single-concatenate", Opcode::kConcatenate, SingleConcatenate},
-      {"copy", Opcode::kCopy, CopyToOperand},
-      {"dynamic-slice-constant", Opcode::kDynamicSlice, DynamicSliceConstant},
-      {"get-tuple-element-of-tuple", Opcode::kGetTupleElement, TupleElementOfTuple},
+      {"reverse-of-broadcast", Opcode::kReverse, ReverseOfBroadcast},
+      {"zero-pad", Opcode::kPad, ZeroPad},
   };
   return *rules;
 }

@@ -1,8 +1,15 @@
-// Common subexpression elimination ("cse"): a later instruction identical to
-// an earlier one (opcode, shape, operands (either order for commutative ops),
-// attributes, called computations) is replaced by the earlier one. Side
-// effects, parameters and alternatives are never merged. In dry mode each
-// duplicate offers its representative.
+// Common subexpression elimination ("cse"): in each computation (fused ones
+// included, as XLA's), a later instruction identical to an earlier one is
+// replaced by the earlier one. Identical means: same opcode, shape (layouts
+// compared where both have one), operands (in either order for commutative
+// ops), typed attributes, called computations (by identity), constant values
+// and raw attributes other than metadata. Parameters, alternatives,
+// side-effecting ops, collectives, rng ops, optimization barriers and
+// instructions with control dependencies are never merged.
+//
+// Operands are compared by value number, so in dry mode, where nothing is
+// replaced yet, chains of duplicates are found in one run as apply mode finds
+// them: each duplicate offers its representative as the candidate.
 #pragma once
 
 #include "core/rewrite/pass.h"

@@ -5,7 +5,8 @@
 namespace hlogym {
 namespace {
 
-// The tuple x when `tuple` is exactly (gte(x, 0), ..., gte(x, n-1)).
+// The tuple x when `tuple` is exactly (gte(x, 0), ..., gte(x, n-1)) and x has
+// no further elements.
 Instruction* RebuiltTuple(const Instruction& tuple) {
   Instruction* source = nullptr;
   for (int64_t i = 0; i < tuple.operand_count(); ++i) {
@@ -18,6 +19,17 @@ Instruction* RebuiltTuple(const Instruction& tuple) {
   return source;
 }
 
+// The element a get-tuple-element reads from a `tuple` instruction.
+Instruction* ForwardedElement(const Instruction& gte) {
+  const Instruction* tuple = gte.operand(0);
+  if (tuple->opcode() != Opcode::kTuple || gte.tuple_index() < 0 ||
+      gte.tuple_index() >= tuple->operand_count()) {
+    return nullptr;
+  }
+  Instruction* element = tuple->operand(gte.tuple_index());
+  return element->shape().Compatible(gte.shape()) ? element : nullptr;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> TupleSimplifierPass::Run(Module& module, Rewriter& rewriter) {
@@ -26,11 +38,13 @@ absl::StatusOr<bool> TupleSimplifierPass::Run(Module& module, Rewriter& rewriter
   for (const auto& c : module.computations()) computations.push_back(c.get());
   for (Computation* computation : computations) {
     for (Instruction* inst : computation->MakePostOrder()) {
-      if (rewriter.IsRemoved(inst)) continue;
+      if (rewriter.IsRemoved(inst) || !inst->control_predecessors().empty() ||
+          !inst->control_successors().empty()) {
+        continue;
+      }
       Instruction* replacement = nullptr;
-      if (inst->opcode() == Opcode::kGetTupleElement &&
-          inst->operand(0)->opcode() == Opcode::kTuple) {
-        replacement = inst->operand(0)->operand(inst->tuple_index());
+      if (inst->opcode() == Opcode::kGetTupleElement) {
+        replacement = ForwardedElement(*inst);
       } else if (inst->opcode() == Opcode::kTuple) {
         replacement = RebuiltTuple(*inst);
       }
