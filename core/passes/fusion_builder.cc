@@ -1,108 +1,364 @@
 #include "core/passes/fusion_builder.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
 #include "core/ir/module.h"
+#include "core/passes/fusion_emittable.h"
 
 namespace hlogym {
 namespace {
 
-// Builds the new fused computation: its parameters are the fusion's operands.
-class FusedBuilder {
+// What an inlined member computes inside the new computation.
+struct Inlined {
+  Instruction* whole = nullptr;        // null for a tuple-rooted fusion until asked
+  std::vector<Instruction*> elements;  // tuple-shaped members: one per element
+};
+
+class FusedComputationBuilder {
  public:
-  FusedBuilder(Module* module)
-      : computation_(std::make_unique<Computation>(module->UniqueComputationName("fused_computation"))) {}
+  explicit FusedComputationBuilder(Module* module)
+      : module_(module),
+        computation_(std::make_unique<Computation>(
+            module->UniqueComputationName("fused_computation"))) {}
 
-  // The parameter standing for outer value `operand` (created on first use).
-  Instruction* Parameter(Instruction* operand) {
-    auto it = params_.find(operand);
-    if (it != params_.end()) return it->second;
-    const int64_t n = static_cast<int64_t>(operands_.size());
-    Instruction* param = computation_->AddInstruction(Instruction::CreateParameter(
-        n, operand->shape(), ""));
-    operands_.push_back(operand);
-    params_[operand] = param;
-    return param;
-  }
-
-  // Copies `inst` (an outer instruction, or a fusion's body) into the new
-  // computation; `value_of` maps each operand to its inner value.
-  Instruction* Emit(Instruction* inst, const std::vector<Instruction*>& inner_operands) {
-    auto copy = inst->CloneWithNewOperands(inst->shape(), inner_operands);
-    copy->set_name("");
-    return computation_->AddInstruction(std::move(copy));
-  }
-
-  // The value of outer instruction `inst` inside: inlines a fusion's body or
-  // copies a plain instruction; `mapped` overrides operands already inside.
-  Instruction* Inline(Instruction* inst,
-                      const absl::flat_hash_map<const Instruction*, Instruction*>& mapped) {
-    auto inner = [&](Instruction* operand) {
-      auto it = mapped.find(operand);
-      return it != mapped.end() ? it->second : Parameter(operand);
-    };
-    if (inst->opcode() != Opcode::kFusion) {
-      std::vector<Instruction*> operands;
-      for (Instruction* operand : inst->operands()) operands.push_back(inner(operand));
-      return Emit(inst, operands);
+  // Copies `member` in. For a fusion whose root is a tuple, `needed` says
+  // which root elements are wanted (null: all); only what they need is
+  // copied, so outputs nobody reads are not carried into the new fusion.
+  absl::Status Inline(Instruction* member, const std::vector<bool>* needed) {
+    if (inlined_.contains(member)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("`", member->name(), "` is listed twice as a fusion member"));
     }
-    const Computation* fused = inst->fused_computation();
+    Inlined result;
+    if (member->opcode() != Opcode::kFusion) {
+      std::vector<Instruction*> operands;
+      for (Instruction* operand : member->operands()) {
+        ASSIGN_OR_RETURN(Instruction * inner, Resolve(operand));
+        operands.push_back(inner);
+      }
+      result.whole = Clone(*member, operands);
+      if (member->shape().IsTuple()) {
+        result.elements.assign(member->shape().tuple_size(), nullptr);  // made on demand
+      }
+      inlined_[member] = std::move(result);
+      return absl::OkStatus();
+    }
+    const Computation* body = member->fused_computation();
+    if (body->parameter_count() != member->operand_count()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fusion `", member->name(), "` has ", member->operand_count(), " operands for ",
+          body->parameter_count(), " parameters"));
+    }
+    const Instruction* root = body->root();
+    const bool tuple_root = root->opcode() == Opcode::kTuple;
+    // What the wanted outputs depend on.
+    absl::flat_hash_set<const Instruction*> live;
+    std::vector<const Instruction*> stack;
+    if (tuple_root) {
+      for (int64_t k = 0; k < root->operand_count(); ++k) {
+        if (needed == nullptr || (k < static_cast<int64_t>(needed->size()) && (*needed)[k])) {
+          stack.push_back(root->operand(k));
+        }
+      }
+    } else {
+      stack.push_back(root);
+    }
+    while (!stack.empty()) {
+      const Instruction* inst = stack.back();
+      stack.pop_back();
+      if (!live.insert(inst).second) continue;
+      for (const Instruction* operand : inst->operands()) stack.push_back(operand);
+    }
     absl::flat_hash_map<const Instruction*, Instruction*> local;
-    for (int64_t i = 0; i < fused->parameter_count(); ++i) {
-      local[fused->parameter(i)] = inner(inst->operand(i));
-    }
-    for (Instruction* body : fused->MakePostOrder()) {
-      if (body->opcode() == Opcode::kParameter) continue;
+    for (Instruction* inst : body->MakePostOrder()) {
+      if (!live.contains(inst)) continue;
+      if (inst->opcode() == Opcode::kParameter) {
+        const int64_t i = inst->parameter_number();
+        if (i < 0 || i >= member->operand_count()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "fusion `", member->name(), "` has no operand for parameter ", i));
+        }
+        ASSIGN_OR_RETURN(local[inst], Resolve(member->operand(i)));
+        continue;
+      }
       std::vector<Instruction*> operands;
-      for (Instruction* operand : body->operands()) operands.push_back(local.at(operand));
-      local[body] = Emit(body, operands);
+      for (Instruction* operand : inst->operands()) operands.push_back(local.at(operand));
+      local[inst] = Clone(*inst, operands);
     }
-    return local.at(fused->root());
+    if (tuple_root) {
+      for (Instruction* operand : root->operands()) {
+        auto it = local.find(operand);
+        result.elements.push_back(it == local.end() ? nullptr : it->second);
+      }
+    } else {
+      result.whole = local.at(root);
+      if (root->shape().IsTuple()) result.elements.assign(root->shape().tuple_size(), nullptr);
+    }
+    inlined_[member] = std::move(result);
+    return absl::OkStatus();
   }
 
+  // The inner value of `value` (a member's result or element).
+  absl::StatusOr<Instruction*> Value(const FusedValue& value) {
+    auto it = inlined_.find(value.member);
+    if (it == inlined_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`", value.member->name(), "` is an output but not a fusion member"));
+    }
+    Inlined& in = it->second;
+    if (value.index < 0) {
+      if (in.whole == nullptr) {  // a tuple-rooted fusion exported whole
+        std::vector<Shape> shapes;
+        for (Instruction* e : in.elements) {
+          if (e == nullptr) return absl::InternalError("a tuple element was not carried");
+          shapes.push_back(e->shape());
+        }
+        in.whole = Add(Instruction::Create(Opcode::kTuple, Shape::Tuple(shapes), in.elements),
+                       "tuple");
+      }
+      return in.whole;
+    }
+    if (value.index >= static_cast<int64_t>(in.elements.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`", value.member->name(), "` has no output ", value.index));
+    }
+    Instruction*& element = in.elements[value.index];
+    if (element == nullptr && in.whole == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output ", value.index, " of `", value.member->name(), "` was not carried"));
+    }
+    if (element == nullptr) {  // an element of a tuple-shaped op: read it
+      auto gte = Instruction::Create(Opcode::kGetTupleElement,
+                                     in.whole->shape().tuple_shape(value.index), {in.whole});
+      gte->set_index(value.index);
+      element = Add(std::move(gte), "get-tuple-element");
+    }
+    return element;
+  }
+
+  // Ends the computation with `root`; returns it with the fusion's operands.
   std::unique_ptr<Computation> Finish(Instruction* root) {
     computation_->set_root(root);
     return std::move(computation_);
   }
   const std::vector<Instruction*>& operands() const { return operands_; }
+  Instruction* AddTuple(const std::vector<Instruction*>& elements) {
+    std::vector<Shape> shapes;
+    for (Instruction* e : elements) shapes.push_back(e->shape());
+    return Add(Instruction::Create(Opcode::kTuple, Shape::Tuple(shapes), elements), "tuple");
+  }
 
  private:
+  // The inner value standing for outer instruction `operand`: a member's
+  // result, an element of a tuple-shaped member, or a parameter.
+  absl::StatusOr<Instruction*> Resolve(Instruction* operand) {
+    if (auto it = inlined_.find(operand); it != inlined_.end()) {
+      if (operand->shape().IsTuple()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "not supported: fusing `", operand->name(),
+            "` (tuple-shaped) into a user that reads it whole"));
+      }
+      return it->second.whole;
+    }
+    if (operand->opcode() == Opcode::kGetTupleElement &&
+        inlined_.contains(operand->operand(0))) {
+      return Value({operand->operand(0), operand->tuple_index()});
+    }
+    auto it = params_.find(operand);
+    if (it != params_.end()) return it->second;
+    if (!operand->shape().IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "not supported: `", operand->name(), "` (", operand->shape().ToString(false),
+          ") as a fusion operand: fusion operands are arrays"));
+    }
+    const int64_t n = static_cast<int64_t>(operands_.size());
+    Instruction* param = computation_->AddInstruction(Instruction::CreateParameter(
+        n, operand->shape(), module_->UniqueInstructionName(absl::StrCat("param_", n))));
+    operands_.push_back(operand);
+    params_[operand] = param;
+    return param;
+  }
+
+  Instruction* Clone(const Instruction& inst, const std::vector<Instruction*>& operands) {
+    auto copy = inst.CloneWithNewOperands(inst.shape(), operands);
+    copy->set_name(module_->UniqueInstructionName(inst.name()));
+    return computation_->AddInstruction(std::move(copy));
+  }
+
+  Instruction* Add(std::unique_ptr<Instruction> inst, std::string_view name) {
+    inst->set_name(module_->UniqueInstructionName(name));
+    return computation_->AddInstruction(std::move(inst));
+  }
+
+  Module* module_;
   std::unique_ptr<Computation> computation_;
+  absl::flat_hash_map<const Instruction*, Inlined> inlined_;
   absl::flat_hash_map<const Instruction*, Instruction*> params_;
   std::vector<Instruction*> operands_;
 };
 
 }  // namespace
 
-absl::StatusOr<Instruction*> FuseProducerIntoConsumer(Rewriter& rewriter, Instruction* producer,
-                                                      Instruction* consumer) {
-  if (std::find(consumer->operands().begin(), consumer->operands().end(), producer) ==
-      consumer->operands().end()) {
-    return absl::InvalidArgumentError(absl::StrCat("`", producer->name(), "` is not an operand of `",
-                                                   consumer->name(), "`"));
+std::vector<FusedValue> MemberOutputs(Instruction* member, const FusionAnalysis& analysis) {
+  if (!member->shape().IsTuple()) return {{member, -1}};
+  std::vector<bool> read(member->shape().tuple_size(), false);
+  for (const Instruction* user : analysis.Users(*member)) {
+    if (user->opcode() == Opcode::kGetTupleElement && user->tuple_index() >= 0 &&
+        user->tuple_index() < static_cast<int64_t>(read.size())) {
+      read[user->tuple_index()] = true;
+    }
+  }
+  std::vector<FusedValue> values;
+  for (int64_t k = 0; k < static_cast<int64_t>(read.size()); ++k) {
+    if (read[k]) values.push_back({member, k});
+  }
+  return values;
+}
+
+absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec) {
+  if (spec.members.empty() || spec.outputs.empty()) {
+    return absl::InvalidArgumentError("a fusion needs members and outputs");
+  }
+  Computation* outer = spec.members.front()->parent();
+  for (const Instruction* member : spec.members) {
+    if (member->parent() != outer) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fusion members `", spec.members.front()->name(), "` and `", member->name(),
+          "` are in different computations"));
+    }
   }
   Module* module = rewriter.module();
-  FusedBuilder builder(module);
-  absl::flat_hash_map<const Instruction*, Instruction*> none;
-  Instruction* produced = builder.Inline(producer, none);
-  absl::flat_hash_map<const Instruction*, Instruction*> mapped = {{producer, produced}};
-  Instruction* root = builder.Inline(consumer, mapped);
+  FusedComputationBuilder builder(module);
+  // The elements wanted of each tuple-shaped member: listed as outputs, or
+  // read by another member through get-tuple-element.
+  absl::flat_hash_map<const Instruction*, std::vector<bool>> needed;
+  for (Instruction* member : spec.members) {
+    if (member->shape().IsTuple()) {
+      needed[member].assign(member->shape().tuple_size(), false);
+    }
+  }
+  auto want = [&](const Instruction* member, int64_t index) {
+    auto it = needed.find(member);
+    if (it == needed.end()) return;
+    if (index < 0) {
+      it->second.assign(it->second.size(), true);
+    } else if (index < static_cast<int64_t>(it->second.size())) {
+      it->second[index] = true;
+    }
+  };
+  for (const FusedValue& value : spec.outputs) want(value.member, value.index);
+  for (const Instruction* member : spec.members) {
+    for (const Instruction* operand : member->operands()) {
+      want(operand, -1);
+      if (operand->opcode() == Opcode::kGetTupleElement) {
+        want(operand->operand(0), operand->tuple_index());
+      }
+    }
+  }
+  for (Instruction* member : spec.members) {
+    auto it = needed.find(member);
+    RETURN_IF_ERROR(builder.Inline(member, it == needed.end() ? nullptr : &it->second));
+  }
+  Instruction* root = nullptr;
+  if (spec.outputs.size() == 1) {
+    ASSIGN_OR_RETURN(root, builder.Value(spec.outputs.front()));
+  } else {
+    std::vector<Instruction*> elements;
+    for (const FusedValue& value : spec.outputs) {
+      ASSIGN_OR_RETURN(Instruction * element, builder.Value(value));
+      if (element->shape().IsTuple()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "output `", value.member->name(), "` is a tuple; list its elements instead"));
+      }
+      elements.push_back(element);
+    }
+    root = builder.AddTuple(elements);
+  }
   const std::vector<Instruction*> operands = builder.operands();
   std::unique_ptr<Computation> body = builder.Finish(root);
-  bool has_reduce = false;
-  for (const auto& inst : body->instructions()) has_reduce |= inst->opcode() == Opcode::kReduce;
+  absl::StatusOr<FusionKind> kind_or = CheckEmittableFusion(*body);
+  if (!kind_or.ok()) return absl::FailedPreconditionError(kind_or.status().message());
+  const FusionKind kind = *kind_or;
 
-  Computation* outer = consumer->parent();
   Computation* fused = rewriter.AddComputation(std::move(body), outer);
-  auto fusion = Instruction::Create(Opcode::kFusion, consumer->shape(), operands);
-  fusion->mutable_attrs<FusionAttrs>().kind = has_reduce ? FusionKind::kInput : FusionKind::kLoop;
+  auto fusion = Instruction::Create(Opcode::kFusion, root->shape(), operands);
+  fusion->mutable_attrs<FusionAttrs>().kind = kind;
   fusion->set_called_computations({fused});
-  fusion->set_name(module->UniqueInstructionName(has_reduce ? "input_fusion" : "loop_fusion"));
+  fusion->set_name(
+      module->UniqueInstructionName(kind == FusionKind::kInput ? "input_fusion" : "loop_fusion"));
+  // Keep the source location of the last member (the consumer), as XLA does.
+  if (const std::string* metadata = spec.members.back()->FindRawAttribute("metadata")) {
+    fusion->mutable_raw_attributes().push_back({"metadata", *metadata});
+  }
   Instruction* added = rewriter.Add(outer, std::move(fusion));
   fused->set_fusion_instruction(added);
   return added;
+}
+
+Instruction* AddGetTupleElement(Rewriter& rewriter, Instruction* tuple_valued, int64_t index) {
+  auto gte = Instruction::Create(Opcode::kGetTupleElement,
+                                 tuple_valued->shape().tuple_shape(index), {tuple_valued});
+  gte->set_index(index);
+  return rewriter.Add(tuple_valued->parent(), std::move(gte));
+}
+
+absl::Status ReplaceOriginal(Rewriter& rewriter, const FusionAnalysis& analysis,
+                             Instruction* original, Instruction* replacement) {
+  if (!rewriter.dry() || original->IsRoot()) return rewriter.Replace(original, replacement);
+  for (Instruction* user : analysis.Users(*original)) {
+    RETURN_IF_ERROR(rewriter.ReplaceUse(original, user, replacement));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<OutputReplacement>> ReplaceMemberByOutputs(
+    Rewriter& rewriter, const FusionAnalysis& analysis, Instruction* member,
+    Instruction* fusion, const std::vector<FusedValue>& outputs) {
+  auto output_of = [&](int64_t index) -> int64_t {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i].member == member && outputs[i].index == index) return i;
+    }
+    return -1;
+  };
+  if (!member->shape().IsTuple()) {
+    const int64_t i = output_of(-1);
+    if (i < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("`", member->name(), "` is not an output of `", fusion->name(), "`"));
+    }
+    Instruction* value =
+        fusion->shape().IsTuple() ? AddGetTupleElement(rewriter, fusion, i) : fusion;
+    RETURN_IF_ERROR(ReplaceOriginal(rewriter, analysis, member, value));
+    return std::vector<OutputReplacement>{{member, value}};
+  }
+  if (member->IsRoot()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not supported: replacing `", member->name(), "`, a tuple-shaped root, by outputs"));
+  }
+  absl::flat_hash_map<int64_t, Instruction*> gtes;
+  std::vector<OutputReplacement> done;
+  for (Instruction* user : analysis.Users(*member)) {
+    if (user->opcode() != Opcode::kGetTupleElement) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "not supported: `", user->name(), "` reads tuple-shaped `", member->name(),
+          "` whole"));
+    }
+    const int64_t i = output_of(user->tuple_index());
+    if (i < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("element ", user->tuple_index(), " of `",
+                                                     member->name(), "` is not an output"));
+    }
+    Instruction*& gte = gtes[i];
+    if (gte == nullptr) gte = AddGetTupleElement(rewriter, fusion, i);
+    RETURN_IF_ERROR(ReplaceOriginal(rewriter, analysis, user, gte));
+    done.push_back({user, gte});
+  }
+  return done;
 }
 
 }  // namespace hlogym

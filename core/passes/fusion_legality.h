@@ -1,26 +1,112 @@
-// Which producer may be fused into which consumer. "general" allows every
-// pair the backends can emit, as HloEnv's GeneralFusion; "xla" adds XLA's GPU
-// heuristics on top (no duplication of expensive producers, operand budget).
+// Which instructions the fusion passes may merge. Two modes:
+//  - general: every merge whose result the backend can emit
+//    (fusion_emittable.h), as HloEnv's GeneralFusion: the agent decides;
+//  - xla: XLA:GPU's legality and heuristics on top (hlo-text-and-xla-passes.md
+//    §3.3-3.7): no duplication of expensive producers, XLA's "globally
+//    unfusible" rule, reductions only into convert/bitcast epilogues, no
+//    transposing producer into a reduction, no expensive producer into a
+//    consumer that reuses its elements, the 96 operands+outputs budget, a
+//    FusionMerger-style byte model for duplicating fusions.
+// Every check here is cheap and local (on fusion_analysis.h's summaries);
+// the fusion builder makes the final emittability check on the merged
+// computation.
 #pragma once
 
-#include "core/ir/instruction.h"
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "core/ir/module.h"
+#include "core/passes/fusion_analysis.h"
 
 namespace hlogym {
 
 enum class FusionMode { kXla, kGeneral };
 
-// XLA's cap on a fusion's operands plus outputs (MaxOperandsAndOutputsPerFusion).
+struct FusionOptions {
+  FusionMode mode = FusionMode::kXla;
+  // Whether a producer with other users may be copied into a consumer.
+  bool may_duplicate = true;
+  bool xla() const { return mode == FusionMode::kXla; }
+};
+
+// XLA's MaxOperandsAndOutputsPerFusion(): the operand budget in xla mode.
 inline constexpr int64_t kMaxFusionOperands = 96;
+// XLA's limits on one reduction kernel: unnested reduction outputs, and the
+// static shared memory of a block.
+inline constexpr int64_t kMaxReductionOutputs = 8;
+inline constexpr int64_t kMaxSharedMemoryBytes = 48 * 1024;
 
-// Elementwise and data-movement ops (and loop fusions of them): what a loop
-// kernel computes element by element.
-bool IsLoopFusible(const Instruction& instruction);
-// A reduce, or an input fusion rooted at one: fusible as a consumer only.
-bool IsReductionHero(const Instruction& instruction);
-// Transcendentals and divisions, which XLA will not duplicate.
-bool IsExpensive(const Instruction& instruction);
+// Why a merge is or is not allowed. `reason` names the rule that refused
+// (a static string, so tests can compare it).
+struct FusionDecision {
+  bool ok = true;
+  std::string_view reason;
+  static FusionDecision Allow() { return {true, ""}; }
+  static FusionDecision Forbid(std::string_view why) { return {false, why}; }
+  explicit operator bool() const { return ok; }
+};
 
-// Whether `producer` may be fused into its user `consumer` under `mode`.
-bool CanFuse(const Instruction& producer, const Instruction& consumer, FusionMode mode);
+// A consumer and the producers planned into it so far: what becomes one
+// fusion. Apply mode plans a consumer's whole fusion, producer after
+// producer, and builds it once; a lone consumer is a group of one.
+class FusionGroup {
+ public:
+  FusionGroup(Instruction* consumer, FusionAnalysis& analysis);
+  // Plans `producer` (an operand of the group, checked by CanFuseIntoGroup).
+  void Add(Instruction* producer, FusionAnalysis& analysis);
+
+  Instruction* consumer() const { return members_.front(); }
+  // The consumer first, then producers in the order they were added.
+  const std::vector<Instruction*>& members() const { return members_; }
+  bool Contains(const Instruction* inst) const { return member_set_.contains(inst); }
+  // The distinct instructions outside the group that members read.
+  const std::vector<Instruction*>& operands() const { return operands_; }
+  // The merged analysis: what the fusion would be.
+  const FusibleInfo& info() const { return info_; }
+  int64_t outputs() const;
+
+ private:
+  std::vector<Instruction*> members_;
+  absl::flat_hash_set<const Instruction*> member_set_;
+  std::vector<Instruction*> operands_;
+  FusibleInfo info_;
+};
+
+// Producer-consumer fusion: `producer` (an operand of the group) computed
+// inside the fusion the group becomes; duplicated when it has users outside
+// the group.
+FusionDecision CanFuseIntoGroup(const Instruction& producer, const FusionGroup& group,
+                                const FusionOptions& options, FusionAnalysis& analysis);
+
+// CanFuseIntoGroup for a lone consumer.
+FusionDecision CanFuseProducerConsumer(const Instruction& producer, Instruction& consumer,
+                                       const FusionOptions& options, FusionAnalysis& analysis);
+
+// Sibling multi-output fusion of `a` and `b` (which share an operand) into
+// one fusion with both results. The caller checks that neither depends on
+// the other.
+FusionDecision CanFuseSiblings(const Instruction& a, const Instruction& b,
+                               const FusionOptions& options, FusionAnalysis& analysis);
+
+// Producer-consumer multi-output fusion: `producer` fused into `consumer` and
+// also returned, so its other users read it from the fusion. The caller
+// checks that no other path leads from producer to consumer.
+FusionDecision CanFuseProducerConsumerMultiOutput(const Instruction& producer,
+                                                  Instruction& consumer,
+                                                  const FusionOptions& options,
+                                                  FusionAnalysis& analysis);
+
+// Whether a shared operand is worth a sibling fusion: not an effective
+// scalar, a constant, or a broadcast of an effective scalar (reading those
+// costs nothing to share).
+bool IsProfitableSharedOperand(const Instruction& operand);
+
+// A member of a horizontal fusion: a single-output kLoop fusion or an
+// elementwise op with operands (xla mode also bounds its size, as XLA's
+// IsProfitableFusionCandidate).
+bool IsHorizontalCandidate(const Instruction& instruction, const FusionOptions& options,
+                           FusionAnalysis& analysis);
 
 }  // namespace hlogym

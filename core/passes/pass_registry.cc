@@ -12,7 +12,9 @@
 #include "core/passes/constant_folding.h"
 #include "core/passes/cse.h"
 #include "core/passes/dce.h"
-#include "core/passes/fusion.h"
+#include "core/passes/horizontal_fusion.h"
+#include "core/passes/multi_output_fusion.h"
+#include "core/passes/producer_consumer_fusion.h"
 #include "core/passes/tuple_simplifier.h"
 
 namespace hlogym {
@@ -36,11 +38,28 @@ std::vector<PassInfo> BuiltinPasses() {
       {"cse", "merges identical instructions", Simple<CsePass>()},
       {"dce", "removes dead instructions, dead fusion parameters and unused computations",
        Simple<DcePass>()},
-      {"fusion", "producer-consumer fusion; mode=xla (XLA's GPU heuristics) or mode=general",
+      {"fusion",
+       "producer-consumer fusion; mode=xla (XLA's GPU heuristics) or general, may_duplicate",
+       [](PassOptions& options) -> absl::StatusOr<std::unique_ptr<Pass>> {
+         FusionOptions fusion;
+         ASSIGN_OR_RETURN(std::string mode, options.GetChoice("mode", "xla", {"xla", "general"}));
+         fusion.mode = mode == "xla" ? FusionMode::kXla : FusionMode::kGeneral;
+         ASSIGN_OR_RETURN(fusion.may_duplicate, options.GetBool("may_duplicate", true));
+         return std::make_unique<ProducerConsumerFusionPass>(fusion);
+       }},
+      {"horizontal-fusion",
+       "merges independent same-shape loop kernels feeding one consumer; mode=xla or general",
        [](PassOptions& options) -> absl::StatusOr<std::unique_ptr<Pass>> {
          ASSIGN_OR_RETURN(std::string mode, options.GetChoice("mode", "xla", {"xla", "general"}));
-         return std::make_unique<FusionPass>(mode == "xla" ? FusionMode::kXla
-                                                           : FusionMode::kGeneral);
+         return std::make_unique<HorizontalFusionPass>(mode == "xla" ? FusionMode::kXla
+                                                                     : FusionMode::kGeneral);
+       }},
+      {"multi-output-fusion",
+       "sibling and producer-consumer multi-output fusion; mode=xla or general",
+       [](PassOptions& options) -> absl::StatusOr<std::unique_ptr<Pass>> {
+         ASSIGN_OR_RETURN(std::string mode, options.GetChoice("mode", "xla", {"xla", "general"}));
+         return std::make_unique<MultiOutputFusionPass>(mode == "xla" ? FusionMode::kXla
+                                                                      : FusionMode::kGeneral);
        }},
       {"tuple-simplifier", "forwards tuple elements and removes rebuilt tuples",
        Simple<TupleSimplifierPass>()},

@@ -1,0 +1,165 @@
+#include "core/passes/multi_output_fusion.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/base/status_macros.h"
+#include "core/passes/fusion_builder.h"
+#include "core/passes/fusion_reachability.h"
+
+namespace hlogym {
+namespace {
+
+std::vector<Instruction*> Distinct(absl::Span<Instruction* const> list) {
+  std::vector<Instruction*> out;
+  for (Instruction* inst : list) {
+    if (std::find(out.begin(), out.end(), inst) == out.end()) out.push_back(inst);
+  }
+  return out;
+}
+
+// Runs one pass over a computation; `dry` decides whether merges feed
+// later decisions (apply) or are all offered against the unchanged graph.
+class MultiOutputFuser {
+ public:
+  MultiOutputFuser(Computation& computation, Rewriter& rewriter, const FusionOptions& options,
+                   FusionAnalysis& analysis)
+      : computation_(computation), rewriter_(rewriter), options_(options),
+        analysis_(analysis), reach_(computation) {}
+
+  absl::StatusOr<bool> Run() {
+    const std::vector<Instruction*> order = computation_.MakePostOrder();
+    // Uses before defs, as XLA: siblings under each instruction, then the
+    // instruction as the consumer of a producer-consumer merge.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      Instruction* inst = *it;
+      if (rewriter_.IsRemoved(inst)) continue;
+      RETURN_IF_ERROR(FuseSiblings(inst));
+      if (rewriter_.IsRemoved(inst)) continue;
+      RETURN_IF_ERROR(FuseProducersMultiOutput(inst));
+    }
+    return changed_;
+  }
+
+ private:
+  absl::Status FuseSiblings(Instruction* parent) {
+    if (!IsProfitableSharedOperand(*parent)) return absl::OkStatus();
+    bool merged = true;
+    while (merged) {
+      merged = false;
+      const std::vector<Instruction*> users = analysis_.Users(*parent);
+      for (size_t i = 0; i < users.size() && !merged; ++i) {
+        for (size_t j = i + 1; j < users.size() && !merged; ++j) {
+          Instruction* a = users[i];
+          Instruction* b = users[j];
+          if (rewriter_.dry()) {
+            if (offers_[a] >= kMaxSiblingOffers || offers_[b] >= kMaxSiblingOffers) continue;
+            if (!offered_pairs_.insert({std::min(a, b), std::max(a, b)}).second) continue;
+          }
+          if (!CanFuseSiblings(*a, *b, options_, analysis_)) continue;
+          if (reach_.IsConnected(a, b)) continue;
+          std::vector<FusedValue> outputs = MemberOutputs(a, analysis_);
+          const std::vector<FusedValue> b_outputs = MemberOutputs(b, analysis_);
+          if (outputs.empty() || b_outputs.empty()) continue;  // nothing reads one
+          outputs.insert(outputs.end(), b_outputs.begin(), b_outputs.end());
+          ASSIGN_OR_RETURN(Instruction * fused, Build({{a, b}, outputs}));
+          if (fused == nullptr) continue;
+          std::vector<OutputReplacement> done;
+          ASSIGN_OR_RETURN(done, ReplaceMemberByOutputs(rewriter_, analysis_, a, fused, outputs));
+          ASSIGN_OR_RETURN(std::vector<OutputReplacement> more,
+                           ReplaceMemberByOutputs(rewriter_, analysis_, b, fused, outputs));
+          done.insert(done.end(), more.begin(), more.end());
+          changed_ = true;
+          if (rewriter_.dry()) {
+            ++offers_[a];
+            ++offers_[b];
+          } else {
+            Merged(fused, done);
+            merged = true;  // the users changed: look at them again
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status FuseProducersMultiOutput(Instruction* consumer) {
+    for (Instruction* producer : Distinct(consumer->operands())) {
+      if (!rewriter_.dry() && rewriter_.IsRemoved(consumer)) break;
+      if (!CanFuseProducerConsumerMultiOutput(*producer, *consumer, options_, analysis_)) {
+        continue;
+      }
+      // Another path from the producer to the consumer would make the
+      // consumer's other operands depend on the fusion.
+      bool other_path = false;
+      for (const Instruction* operand : consumer->operands()) {
+        other_path |= operand != producer && reach_.IsReachable(producer, operand);
+      }
+      if (other_path) continue;
+      std::vector<FusedValue> outputs = MemberOutputs(consumer, analysis_);
+      if (outputs.empty()) continue;
+      const int64_t producer_output = static_cast<int64_t>(outputs.size());
+      outputs.push_back({producer, -1});
+      ASSIGN_OR_RETURN(Instruction * fused, Build({{producer, consumer}, outputs}));
+      if (fused == nullptr) continue;
+      ASSIGN_OR_RETURN(std::vector<OutputReplacement> done,
+                       ReplaceMemberByOutputs(rewriter_, analysis_, consumer, fused, outputs));
+      Instruction* produced = AddGetTupleElement(rewriter_, fused, producer_output);
+      const std::vector<Instruction*> users = analysis_.Users(*producer);
+      for (Instruction* user : users) {
+        if (user != consumer) RETURN_IF_ERROR(rewriter_.ReplaceUse(producer, user, produced));
+      }
+      done.push_back({producer, produced});
+      changed_ = true;
+      if (!rewriter_.dry()) {
+        Merged(fused, done);
+        return absl::OkStatus();  // the consumer is gone
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The new fusion, or null when the merge is not emittable.
+  absl::StatusOr<Instruction*> Build(const FusionSpec& spec) {
+    absl::StatusOr<Instruction*> fused = BuildFusion(rewriter_, spec);
+    if (!fused.ok() && absl::IsFailedPrecondition(fused.status())) return nullptr;
+    return fused;
+  }
+
+  // Apply mode: keeps reachability true after a merge.
+  void Merged(Instruction* fused, const std::vector<OutputReplacement>& done) {
+    std::vector<const Instruction*> parts, replacements;
+    for (const OutputReplacement& r : done) {
+      parts.push_back(r.original);
+      replacements.push_back(r.replacement);
+    }
+    reach_.Merge(fused, parts, replacements);
+  }
+
+  Computation& computation_;
+  Rewriter& rewriter_;
+  const FusionOptions& options_;
+  FusionAnalysis& analysis_;
+  ReachabilityMap reach_;
+  bool changed_ = false;
+  // Dry mode: offers per instruction, and the sibling pairs already offered.
+  absl::flat_hash_map<const Instruction*, int64_t> offers_;
+  absl::flat_hash_set<std::pair<const Instruction*, const Instruction*>> offered_pairs_;
+};
+
+}  // namespace
+
+absl::StatusOr<bool> MultiOutputFusionPass::Run(Module& module, Rewriter& rewriter) {
+  bool changed = false;
+  FusionAnalysis analysis(module, rewriter.dry());
+  for (Computation* computation : FusibleComputations(module)) {
+    MultiOutputFuser fuser(*computation, rewriter, options_, analysis);
+    ASSIGN_OR_RETURN(const bool fused, fuser.Run());
+    changed |= fused;
+  }
+  return changed;
+}
+
+}  // namespace hlogym
