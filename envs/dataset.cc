@@ -19,7 +19,7 @@ absl::StatusOr<DatasetSplit> DatasetSplitFromName(const std::string& name) {
 
 bool InTestSplit(const std::string& path) {
   const std::string stem = fs::path(path).stem().string();
-  uint64_t hash = 1469598103934665603ull;
+  uint64_t hash = 14695981039346656037ull;  // the FNV-1a 64 offset basis
   for (unsigned char c : stem) {
     hash ^= c;
     hash *= 1099511628211ull;
