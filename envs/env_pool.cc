@@ -302,4 +302,9 @@ absl::StatusOr<std::unique_ptr<HloRewriteEnv>> EnvPool::ForkEnv(int64_t env_id) 
   return envs_[env_id]->Fork();
 }
 
+absl::StatusOr<const HloRewriteEnv*> EnvPool::Env(int64_t env_id) const {
+  RETURN_IF_ERROR(CheckEnvId(env_id));
+  return envs_[env_id].get();
+}
+
 }  // namespace hlogym

@@ -68,6 +68,8 @@ class EnvPool {
   absl::StatusOr<EpisodeRecord> Record(int64_t env_id) const;
   absl::StatusOr<EnvInfo> Info(int64_t env_id) const;
   absl::StatusOr<std::unique_ptr<HloRewriteEnv>> ForkEnv(int64_t env_id) const;
+  // Read-only view of an environment (agents decide from it without a copy).
+  absl::StatusOr<const HloRewriteEnv*> Env(int64_t env_id) const;
 
  private:
   struct Slot;

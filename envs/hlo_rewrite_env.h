@@ -75,6 +75,7 @@ class HloRewriteEnv {
   const EpisodeRecord& record() const { return record_; }
   const Module& module() const { return *module_; }
   const EnvSpec& spec() const { return spec_; }
+  const BenchmarkSet& benchmarks() const { return *benchmarks_; }
   bool in_episode() const { return module_ != nullptr; }
 
   // An independent copy in the same state (same module, step, record; the
