@@ -3,6 +3,7 @@
 //   BM_ParseModule/<dir>/<file>  one module per benchmark, MB/s of its text
 //   BM_ParseWorkload/<set>       every module of a set parsed in turn, MB/s
 //                                (freeing the modules is not timed)
+//   BM_ParseVerifyWorkload/<set> the same, each module also verified
 //   BM_IrMemory/<set>            IR bytes (malloc'd) per byte of text, with
 //                                every module of the set alive at once
 //
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "core/ir/verifier.h"
 #include "core/text/parser.h"
 
 namespace hlogym {
@@ -69,7 +71,9 @@ void ParseOne(benchmark::State& state, const std::string* text) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text->size()));
 }
 
-void ParseAll(benchmark::State& state, const std::vector<HloFile>* files) {
+// With `verify`, each module is also verified (shape inference for every
+// instruction): parse + verify is what loading a module costs a user.
+void ParseAll(benchmark::State& state, const std::vector<HloFile>* files, bool verify) {
   int64_t bytes = 0;
   for (const HloFile& f : *files) bytes += static_cast<int64_t>(f.text.size());
   // Modules are freed outside the timed region: this measures parsing.
@@ -81,6 +85,12 @@ void ParseAll(benchmark::State& state, const std::vector<HloFile>* files) {
       if (!module.ok()) {
         state.SkipWithError((f.name + ": " + std::string(module.status().message())).c_str());
         return;
+      }
+      if (verify) {
+        if (absl::Status status = Verify(**module); !status.ok()) {
+          state.SkipWithError((f.name + ": " + std::string(status.message())).c_str());
+          return;
+        }
       }
       alive.push_back(*std::move(module));
     }
@@ -144,7 +154,9 @@ struct Registrar {
                              Named{"dataset", &dataset}, Named{"corpus+dataset", &everything}}) {
       if (set.files->empty()) continue;
       benchmark::RegisterBenchmark((std::string("BM_ParseWorkload/") + set.name).c_str(), ParseAll,
-                                   set.files);
+                                   set.files, false);
+      benchmark::RegisterBenchmark((std::string("BM_ParseVerifyWorkload/") + set.name).c_str(),
+                                   ParseAll, set.files, true);
       benchmark::RegisterBenchmark((std::string("BM_IrMemory/") + set.name).c_str(), IrMemory,
                                    set.files)
           ->Iterations(1);
