@@ -9,19 +9,28 @@ absl::StatusOr<double> CostModelSource::Runtime(const Module& module) {
   return EstimateCost(module, device_).seconds;
 }
 
+absl::StatusOr<double> CpuMeasuredSource::Runtime(const Module& module) {
+  ASSIGN_OR_RETURN(Measurement m, runtime_->Measure(module));
+  return m.median_seconds;
+}
+
 absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec) {
   if (spec == "cost") return std::make_shared<CostModelSource>(H100Device());
   if (spec.substr(0, 5) == "cost:") {
     ASSIGN_OR_RETURN(DeviceSpec device, DeviceByName(spec.substr(5)));
     return std::make_shared<CostModelSource>(device);
   }
-  if (spec == "cpu" || spec == "gpu") {
+  if (spec == "cpu") {
+    ASSIGN_OR_RETURN(std::unique_ptr<CpuRuntime> runtime, CpuRuntime::Create());
+    return std::make_shared<CpuMeasuredSource>(std::move(runtime));
+  }
+  if (spec == "gpu") {
     return absl::UnimplementedError(absl::StrCat(
-        "not supported: reward source `", std::string(spec),
-        "` (measured runtimes need the backends; use `cost`, `cost:h100` or `cost:cpu`)"));
+        "not supported: reward source `gpu` (the GPU backend is not built yet; use `cpu`, "
+        "`cost`, `cost:h100` or `cost:cpu`)"));
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "unknown reward source `", std::string(spec), "`; known: cost, cost:h100, cost:cpu"));
+      "unknown reward source `", std::string(spec), "`; known: cost, cost:h100, cost:cpu, cpu"));
 }
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "backend/cost_model.h"
+#include "backend/cpu_runtime.h"
 #include "core/ir/module.h"
 
 namespace hlogym {
@@ -35,8 +36,24 @@ class CostModelSource : public RuntimeSource {
   DeviceSpec device_;
 };
 
-// "cost" (the H100 cost model), "cost:h100" or "cost:cpu". Measured sources
-// ("cpu", "gpu") arrive with the backends; asking for them now is an error.
+// Runtimes measured on this machine's CPU: the module compiled by the CPU
+// backend and timed on its formula inputs (cached by fingerprint). Not
+// deterministic; thread-safe (timed runs take turns on the CPU).
+class CpuMeasuredSource : public RuntimeSource {
+ public:
+  explicit CpuMeasuredSource(std::unique_ptr<CpuRuntime> runtime) : runtime_(std::move(runtime)) {}
+  std::string name() const override { return "cpu"; }
+  absl::StatusOr<double> Runtime(const Module& module) override;
+  bool deterministic() const override { return false; }
+  CpuRuntime& runtime() { return *runtime_; }
+
+ private:
+  std::unique_ptr<CpuRuntime> runtime_;
+};
+
+// "cost" (the H100 cost model), "cost:h100", "cost:cpu", or "cpu" (measured
+// on this CPU). "gpu" arrives with the GPU backend; asking for it now is an
+// error.
 absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec);
 
 }  // namespace hlogym

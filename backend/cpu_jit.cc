@@ -1,0 +1,113 @@
+#include "backend/cpu_jit.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace hlogym {
+namespace {
+
+std::string ErrorText(llvm::Error error) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << error;
+  return os.str();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
+  static const bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    return absl::InternalError(
+        absl::StrCat("LLVM host detection: ", ErrorText(builder.takeError())));
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  std::unique_ptr<CpuJit> jit(new CpuJit());
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = builder->createTargetMachine();
+  if (!tm) {
+    return absl::InternalError(absl::StrCat("LLVM target machine: ", ErrorText(tm.takeError())));
+  }
+  jit->target_machine_ = std::move(*tm);
+  llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> lljit =
+      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+  if (!lljit) return absl::InternalError(absl::StrCat("LLJIT: ", ErrorText(lljit.takeError())));
+  jit->jit_ = std::move(*lljit);
+  // Kernels call libm (expf, tanhf, fmodf, ...): resolve from the process.
+  llvm::Expected<std::unique_ptr<llvm::orc::DynamicLibrarySearchGenerator>> generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          jit->jit_->getDataLayout().getGlobalPrefix());
+  if (!generator) {
+    return absl::InternalError(
+        absl::StrCat("LLJIT process symbols: ", ErrorText(generator.takeError())));
+  }
+  jit->jit_->getMainJITDylib().addGenerator(std::move(*generator));
+  return jit;
+}
+
+void CpuJit::PrepareModule(llvm::Module& module) const {
+  module.setTargetTriple(target_machine_->getTargetTriple().str());
+  module.setDataLayout(target_machine_->createDataLayout());
+}
+
+void CpuJit::Optimize(llvm::Module& module) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions options;
+  options.LoopVectorization = true;
+  options.SLPVectorization = true;
+  options.LoopUnrolling = true;
+  llvm::PassBuilder builder(target_machine_.get(), options);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, mam);
+}
+
+absl::StatusOr<void*> CpuJit::Add(std::unique_ptr<llvm::Module> module,
+                                  std::unique_ptr<llvm::LLVMContext> context,
+                                  absl::string_view function) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(*module, &os)) {
+    return absl::InternalError(absl::StrCat("invalid kernel IR: ", os.str()));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  Optimize(*module);
+  llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
+  if (llvm::Error error = jit_->addIRModule(std::move(tsm))) {
+    return absl::InternalError(absl::StrCat("LLJIT add: ", ErrorText(std::move(error))));
+  }
+  llvm::Expected<llvm::orc::ExecutorAddr> address =
+      jit_->lookup(llvm::StringRef(function.data(), function.size()));
+  if (!address) {
+    return absl::InternalError(absl::StrCat("LLJIT lookup: ", ErrorText(address.takeError())));
+  }
+  return address->toPtr<void*>();
+}
+
+}  // namespace hlogym

@@ -1,0 +1,83 @@
+#include "backend/cpu_runtime.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "core/base/status_macros.h"
+#include "core/eval/formula_inputs.h"
+#include "core/ir/fingerprint.h"
+
+namespace hlogym {
+namespace {
+
+// The formula inputs, copied once into 64-byte aligned leaves.
+class AlignedInputs {
+ public:
+  explicit AlignedInputs(const Module& module) {
+    for (const Literal& input : FormulaInputs(module)) Add(input);
+  }
+  ~AlignedInputs() {
+    for (void* leaf : owned_) std::free(leaf);
+  }
+  AlignedInputs(const AlignedInputs&) = delete;
+  AlignedInputs& operator=(const AlignedInputs&) = delete;
+  const std::vector<const void*>& leaves() const { return leaves_; }
+
+ private:
+  void Add(const Literal& literal) {
+    if (literal.is_tuple()) {
+      for (const Literal& element : literal.tuple_elements()) Add(element);
+      return;
+    }
+    const size_t size = (literal.raw_size() + kBufferAlignment) / kBufferAlignment * kBufferAlignment;
+    void* leaf = std::aligned_alloc(kBufferAlignment, size);
+    if (literal.raw_size() > 0) std::memcpy(leaf, literal.raw_data(), literal.raw_size());
+    owned_.push_back(leaf);
+    leaves_.push_back(leaf);
+  }
+  std::vector<void*> owned_;
+  std::vector<const void*> leaves_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CpuRuntime>> CpuRuntime::Create(MeasurementOptions options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelCompiler> compiler, CpuKernelCompiler::Create());
+  return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(compiler), options));
+}
+
+absl::StatusOr<CpuRuntimeReport> CpuRuntime::MeasureUncached(const Module& module) {
+  CpuRuntimeReport report;
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                   CpuExecutable::Compile(module, *compiler_));
+  report.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.stats = executable->stats();
+  const AlignedInputs inputs(module);
+  ASSIGN_OR_RETURN(report.measurement,
+                   MeasureRuns([&] { return executable->Execute(inputs.leaves()); }, options_,
+                               DeviceTimingMutex("cpu")));
+  return report;
+}
+
+absl::StatusOr<Measurement> CpuRuntime::Measure(const Module& module) {
+  const uint64_t fingerprint = Fingerprint(module);
+  if (std::optional<absl::StatusOr<Measurement>> cached = cache_.Lookup(fingerprint)) {
+    return *std::move(cached);
+  }
+  absl::StatusOr<CpuRuntimeReport> report = MeasureUncached(module);
+  if (!report.ok()) {
+    // What the module is stays an error; running out of memory may not.
+    const absl::StatusCode code = report.status().code();
+    if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kInvalidArgument) {
+      return report.status();
+    }
+    return cache_.Insert(fingerprint, report.status());
+  }
+  return cache_.Insert(fingerprint, report->measurement);
+}
+
+}  // namespace hlogym

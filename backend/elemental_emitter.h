@@ -1,0 +1,162 @@
+// The target-independent elemental IR emitter: the LLVM value of one element
+// of an HLO instruction at a given index, recursing through a (fused)
+// computation. Targets (CPU kernels, later NVPTX) supply parameter loads and
+// may map math functions to their own libraries.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace hlogym {
+
+// A multi-index: one i64 value per dimension of the indexed shape.
+using IrIndex = std::vector<llvm::Value*>;
+
+// Values in the emitter are in a "value type" per element type: pred is i1,
+// sN/uN are iN, f32 float, f64 double, and f16/bf16 are floats already
+// rounded to their format (so each op rounds its result, as the interpreter
+// does). Buffers hold the "storage type": pred and sub-byte ints one byte,
+// f16/bf16 as i16 bits.
+class ElementalEmitter {
+ public:
+  // Reads element `index` of parameter `number`, returning it in its storage
+  // type (the emitter converts it to the value type).
+  using ParameterReader =
+      std::function<absl::StatusOr<llvm::Value*>(int64_t number, const IrIndex& index)>;
+
+  ElementalEmitter(llvm::IRBuilder<>* b, llvm::Module* module);
+  virtual ~ElementalEmitter() = default;
+
+  // Whether every instruction `computation`'s root reaches (and every
+  // computation they call) can be emitted; else "not supported: ..." naming
+  // the instruction.
+  static absl::Status CheckSupported(const Computation& computation);
+  // The same for one instruction, its called computations included.
+  static absl::Status CheckSupported(const Instruction& instruction);
+  // Whether an element type has a value type here.
+  static bool SupportedType(PrimitiveType type);
+
+  // Parameters of `computation` (a fused computation) are read through
+  // `reader`.
+  void BindComputation(const Computation* computation, ParameterReader reader);
+  // Operand i of the unfused `instruction` is read as parameter i.
+  void BindUnfused(const Instruction* instruction, ParameterReader reader);
+
+  // The element of an array-shaped instruction at `index`, in its value type.
+  absl::StatusOr<llvm::Value*> EmitElement(const Instruction& instruction, const IrIndex& index);
+  // Every leaf of a tuple-shaped instruction (variadic reduce, tuple) at
+  // `index`; a one-element vector for arrays.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitElements(const Instruction& instruction,
+                                                         const IrIndex& index);
+
+  llvm::Type* StorageType(PrimitiveType type) const;
+  llvm::Type* ValueType(PrimitiveType type) const;
+  llvm::Value* FromStorage(PrimitiveType type, llvm::Value* stored);
+  llvm::Value* ToStorage(PrimitiveType type, llvm::Value* value);
+
+  llvm::IRBuilder<>* builder() const { return b_; }
+
+  // A counted loop [0, trip_count) at the insertion point; `body` emits into
+  // it with the induction value. Values the body caches are dropped after it.
+  absl::Status EmitLoop(llvm::Value* trip_count, absl::string_view name,
+                        const std::function<absl::Status(llvm::Value*)>& body);
+
+ protected:
+  // A libm-style math function by its double-precision name ("exp",
+  // "tanh", "atan2", ...) on scalars of `type` (float or double). The default
+  // declares the C library function (expf / exp) in the module.
+  virtual llvm::Value* EmitMathCall(absl::string_view name, absl::Span<llvm::Value* const> args,
+                                    llvm::Type* type);
+  // Whether f32 exp, tanh and logistic are emitted inline (vectorizable,
+  // computed in double; elemental_math.cc) rather than as math calls.
+  virtual bool InlineFloatMath() const { return true; }
+
+ private:
+  using CacheKey = std::pair<const Instruction*, std::vector<llvm::Value*>>;
+  struct CacheScope {
+    std::map<CacheKey, std::vector<llvm::Value*>> values;
+    bool isolated = false;  // lookups stop here (scalar computations)
+  };
+
+  absl::StatusOr<std::vector<llvm::Value*>> EmitUncached(const Instruction& instruction,
+                                                         const IrIndex& index);
+  // Element `index` of operand `i` of `user`.
+  absl::StatusOr<llvm::Value*> Operand(const Instruction& user, int64_t i, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitParameter(const Instruction& parameter, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitConstant(const Instruction& constant, const IrIndex& index);
+
+  // elemental_arithmetic.cc
+  absl::StatusOr<llvm::Value*> EmitUnary(const Instruction& instruction, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitFloatUnary(Opcode opcode, PrimitiveType out, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitIntUnary(Opcode opcode, PrimitiveType type, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitBinary(const Instruction& instruction, llvm::Value* x,
+                                          llvm::Value* y);
+  absl::StatusOr<llvm::Value*> EmitFloatBinary(Opcode opcode, PrimitiveType out, llvm::Value* x,
+                                               llvm::Value* y);
+  absl::StatusOr<llvm::Value*> EmitIntBinary(Opcode opcode, PrimitiveType type, llvm::Value* x,
+                                             llvm::Value* y);
+  llvm::Value* EmitCompare(const Instruction& instruction, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitIntPow(PrimitiveType type, llvm::Value* base, llvm::Value* exponent);
+ public:
+  // Value-semantics convert (float->int saturates, NaN -> 0).
+  llvm::Value* EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
+  // Rounds a float value to a narrow format's precision (identity for f32/f64).
+  llvm::Value* RoundToType(PrimitiveType type, llvm::Value* x);
+
+ private:
+  llvm::Value* EmitBitcastConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
+  llvm::Value* DoubleToFloatRoundToOdd(llvm::Value* x);
+  llvm::Value* FloatToBF16Bits(llvm::Value* x);
+  // elemental_math.cc: exp of a double in [-745, 709]; exp/tanh/logistic of
+  // a float value (nullptr for other opcodes).
+  llvm::Value* EmitExpF64(llvm::Value* y);
+  llvm::Value* EmitInlineFloatMath(Opcode opcode, llvm::Value* x);
+
+  // elemental_data_movement.cc
+  absl::StatusOr<std::vector<llvm::Value*>> EmitDataMovement(const Instruction& instruction,
+                                                             const IrIndex& index);
+  // Linear row-major index of `index` in `dims`, and back.
+  llvm::Value* Linearize(absl::Span<const int64_t> dims, const IrIndex& index);
+  IrIndex Delinearize(absl::Span<const int64_t> dims, llvm::Value* linear);
+  llvm::Value* Clamp(llvm::Value* v, int64_t lo, int64_t hi);
+  llvm::Value* IndexConst(int64_t v);
+  absl::StatusOr<llvm::Value*> EmitGather(const Instruction& gather, const IrIndex& index);
+  // A start index operand (scalar, any int type) as i64.
+  absl::StatusOr<llvm::Value*> StartIndex(const Instruction& user, int64_t operand);
+
+  // elemental_reduce.cc
+  absl::StatusOr<std::vector<llvm::Value*>> EmitReduce(const Instruction& reduce,
+                                                       const IrIndex& index);
+  absl::StatusOr<std::vector<llvm::Value*>> EmitReduceWindow(const Instruction& reduce_window,
+                                                             const IrIndex& index);
+ public:
+  // Runs a scalar computation (a reducer) on `args` in value types.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
+      const Computation& computation, absl::Span<llvm::Value* const> args);
+
+ private:
+  llvm::Value* EntryAlloca(llvm::Type* type, absl::string_view name);
+
+  llvm::IRBuilder<>* b_;
+  llvm::Module* module_;
+  std::map<const Computation*, ParameterReader> readers_;
+  // Parameters of scalar computations being emitted, in value types.
+  std::map<const Computation*, std::vector<llvm::Value*>> scalar_args_;
+  const Instruction* unfused_ = nullptr;
+  ParameterReader unfused_reader_;
+  std::vector<CacheScope> cache_;
+};
+
+}  // namespace hlogym

@@ -1,0 +1,84 @@
+// Inline, vectorizable exp / tanh / logistic for f32 (and f16/bf16) values:
+// computed in double with a Cody-Waite reduction and a Taylor polynomial,
+// then rounded once, so they agree with the interpreter's double-precision
+// libm (rounded to the type) except in rare near-halfway cases, and loops
+// calling them vectorize (a libm call per element does not).
+#include <vector>
+
+#include "backend/elemental_emitter.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace hlogym {
+
+llvm::Value* ElementalEmitter::EmitExpF64(llvm::Value* y) {
+  // y is finite and within [-745, 709]: k = round(y / ln 2), r = y - k ln 2
+  // in two parts, exp(r) by Taylor to degree 12 (|r| <= 0.35: error below
+  // 1e-15 relative), times 2^k built in the exponent bits (split in two
+  // factors so that k down to -1074 stays representable).
+  llvm::Type* d = b_->getDoubleTy();
+  auto c = [&](double v) { return llvm::ConstantFP::get(d, v); };
+  llvm::Value* k =
+      b_->CreateUnaryIntrinsic(llvm::Intrinsic::rint, b_->CreateFMul(y, c(1.4426950408889634)));
+  llvm::Value* r = b_->CreateFSub(y, b_->CreateFMul(k, c(6.93147180369123816490e-01)));
+  r = b_->CreateFSub(r, b_->CreateFMul(k, c(1.90821492927058770002e-10)));
+  double coefficient = 1.0;
+  std::vector<double> coefficients;
+  for (int i = 0; i <= 12; ++i) {
+    if (i > 0) coefficient /= i;
+    coefficients.push_back(coefficient);
+  }
+  llvm::Value* p = c(coefficients.back());
+  for (int i = 11; i >= 0; --i) p = b_->CreateFAdd(b_->CreateFMul(p, r), c(coefficients[i]));
+  llvm::Value* ki = b_->CreateFPToSI(k, b_->getInt64Ty());
+  llvm::Value* k1 = b_->CreateAShr(ki, 1);
+  llvm::Value* k2 = b_->CreateSub(ki, k1);
+  auto pow2 = [&](llvm::Value* e) {
+    return b_->CreateBitCast(b_->CreateShl(b_->CreateAdd(e, b_->getInt64(1023)), 52), d);
+  };
+  return b_->CreateFMul(b_->CreateFMul(p, pow2(k1)), pow2(k2));
+}
+
+llvm::Value* ElementalEmitter::EmitInlineFloatMath(Opcode op, llvm::Value* x) {
+  llvm::Type* d = b_->getDoubleTy();
+  auto c = [&](double v) { return llvm::ConstantFP::get(d, v); };
+  llvm::Value* xd = b_->CreateFPExt(x, d);
+  llvm::Value* is_nan = b_->CreateFCmpUNO(xd, xd);
+  auto clamp = [&](llvm::Value* v, double lo, double hi) {
+    v = b_->CreateSelect(b_->CreateFCmpOLT(v, c(lo)), c(lo), v);
+    return b_->CreateSelect(b_->CreateFCmpOGT(v, c(hi)), c(hi), v);
+  };
+  llvm::Value* result = nullptr;
+  switch (op) {
+    case Opcode::kExp:
+      // f32 overflows above 88.8 and underflows below -103.9.
+      result = EmitExpF64(clamp(xd, -110.0, 100.0));
+      break;
+    case Opcode::kLogistic: {
+      llvm::Value* e = EmitExpF64(clamp(b_->CreateFNeg(xd), -110.0, 110.0));
+      result = b_->CreateFDiv(c(1.0), b_->CreateFAdd(c(1.0), e));
+      break;
+    }
+    case Opcode::kTanh: {
+      // |x| < 0.1: the odd Taylor series (error below 1e-12 relative);
+      // else (1 - e) / (1 + e) with e = exp(-2|x|), which no longer cancels.
+      llvm::Value* a = b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, xd);
+      llvm::Value* e = EmitExpF64(b_->CreateFMul(c(-2.0), clamp(a, 0.0, 20.0)));
+      llvm::Value* big = b_->CreateFDiv(b_->CreateFSub(c(1.0), e), b_->CreateFAdd(c(1.0), e));
+      big = b_->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, big, xd);
+      llvm::Value* x2 = b_->CreateFMul(xd, xd);
+      const double series[] = {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835,
+                               -1382.0 / 155925};
+      llvm::Value* p = c(series[5]);
+      for (int i = 4; i >= 0; --i) p = b_->CreateFAdd(b_->CreateFMul(p, x2), c(series[i]));
+      llvm::Value* small = b_->CreateFMul(p, xd);
+      result = b_->CreateSelect(b_->CreateFCmpOLT(a, c(0.1)), small, big);
+      break;
+    }
+    default:
+      return nullptr;
+  }
+  result = b_->CreateSelect(is_nan, xd, result);
+  return b_->CreateFPTrunc(result, x->getType());
+}
+
+}  // namespace hlogym

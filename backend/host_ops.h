@@ -1,0 +1,46 @@
+// Host ops: the steps of the CPU executable that are not LLVM kernels. Dots
+// go to OpenBLAS, convolutions to im2col + GEMM, and the remaining ops (sort,
+// scatter, gather, reduce-window, ...) to the reference interpreter's kernels.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/ir/instruction.h"
+
+namespace hlogym {
+
+class HostOp {
+ public:
+  virtual ~HostOp() = default;
+  // buffers: every leaf of every operand in order, then the leaves of the
+  // result, each dense and row-major (the layout of the kernel ABI).
+  virtual absl::Status Run(void* const* buffers) = 0;
+  // Whether Run allocates memory (the interpreter-backed ops do).
+  virtual bool allocates() const = 0;
+  // "blas-dot", "im2col-conv", "interpreter", ... (for statistics).
+  virtual std::string kind() const = 0;
+};
+
+// A dot on OpenBLAS: f32 and f64 with any batch and contracting dimensions.
+// Operands are passed to GEMM in place when their dimensions are already in
+// (batch, free, contracting) or (batch, contracting, free) order, else they
+// are packed into scratch allocated here. Returns nullptr for a dot it does
+// not handle (other types), which then runs on the interpreter.
+std::unique_ptr<HostOp> MakeBlasDot(const Instruction& dot);
+
+// A convolution as im2col + GEMM: f32 and f64, any dim_labels, strides,
+// padding, dilations, window reversal and feature groups. Returns nullptr
+// for other types and for batch_group_count > 1.
+std::unique_ptr<HostOp> MakeIm2colConvolution(const Instruction& convolution);
+
+// Any op the reference interpreter evaluates on its own (elementwise, data
+// movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
+// topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).
+// Run copies the operands into Literals and the result back, so it
+// allocates. An op the interpreter cannot run is an error naming it.
+absl::StatusOr<std::unique_ptr<HostOp>> MakeInterpreterOp(const Instruction& instruction);
+
+}  // namespace hlogym

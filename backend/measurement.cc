@@ -1,0 +1,110 @@
+#include "backend/measurement.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace hlogym {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+double Spread(std::vector<double> times) {
+  if (times.empty()) return 0;
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  const double median =
+      n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  const double p10 = times[static_cast<size_t>(std::floor(0.1 * static_cast<double>(n - 1)))];
+  const double p90 = times[static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n - 1)))];
+  return median > 0 ? (p90 - p10) / median : 0;
+}
+
+absl::StatusOr<Measurement> MeasureRuns(const std::function<absl::Status()>& run,
+                                        const MeasurementOptions& options,
+                                        std::mutex& device_mutex) {
+  std::lock_guard<std::mutex> lock(device_mutex);
+  const Clock::time_point warmup_start = Clock::now();
+  for (int i = 0; i < std::max(options.warmup_runs, 0); ++i) {
+    absl::Status status = run();
+    if (!status.ok()) return status;
+    if (SecondsSince(warmup_start) >= options.max_seconds / 2) break;
+  }
+  std::vector<double> times;
+  const int max_runs = std::max(options.max_runs, 1);
+  times.reserve(max_runs);
+  double total = 0;
+  Measurement m;
+  while (static_cast<int>(times.size()) < max_runs) {
+    const Clock::time_point start = Clock::now();
+    absl::Status status = run();
+    const double seconds = SecondsSince(start);
+    if (!status.ok()) return status;
+    times.push_back(seconds);
+    total += seconds;
+    if (static_cast<int>(times.size()) >= options.min_runs &&
+        Spread(times) <= options.target_spread) {
+      m.converged = true;
+      break;
+    }
+    if (total >= options.max_seconds) break;
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  m.median_seconds = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  m.min_seconds = sorted.front();
+  m.spread = Spread(times);
+  m.runs = static_cast<int>(n);
+  return m;
+}
+
+std::mutex& DeviceTimingMutex(const std::string& device) {
+  static std::mutex registry_mutex;
+  // Never destroyed: measurements may still run while statics are torn down.
+  static auto* mutexes = new absl::flat_hash_map<std::string, std::unique_ptr<std::mutex>>();
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  std::unique_ptr<std::mutex>& m = (*mutexes)[device];
+  if (m == nullptr) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
+std::optional<absl::StatusOr<Measurement>> MeasurementCache::Lookup(uint64_t fingerprint) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = results_.find(fingerprint);
+  if (it == results_.end()) {
+    ++misses_;
+    return std::nullopt;
+  }
+  ++hits_;
+  return it->second;
+}
+
+absl::StatusOr<Measurement> MeasurementCache::Insert(uint64_t fingerprint,
+                                                     absl::StatusOr<Measurement> result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return results_.try_emplace(fingerprint, std::move(result)).first->second;
+}
+
+int64_t MeasurementCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(results_.size());
+}
+int64_t MeasurementCache::hits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hits_;
+}
+int64_t MeasurementCache::misses() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return misses_;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,71 @@
+// Runtime measurement: warm-up runs, then timed runs (steady clock) until
+// their spread is small, one device at a time; and a thread-safe cache of
+// the results by module fingerprint.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+
+namespace hlogym {
+
+struct MeasurementOptions {
+  int warmup_runs = 2;   // untimed; cut short once they took max_seconds / 2
+  int min_runs = 5;      // timed runs before the spread may stop them
+  int max_runs = 50;
+  // Stop once (p90 - p10) / median of the timed runs is at most this.
+  double target_spread = 0.05;
+  // Stop the timed runs once they took this long in all (after one run at
+  // least), so big modules take a few runs and small ones well under this.
+  double max_seconds = 0.5;
+};
+
+struct Measurement {
+  double median_seconds = 0;
+  double min_seconds = 0;
+  // (p90 - p10) / median over the timed runs, percentiles by nearest rank
+  // on the sorted times: p10 = t[floor(0.1 (n-1))], p90 = t[ceil(0.9 (n-1))].
+  double spread = 0;
+  int runs = 0;            // timed runs
+  bool converged = false;  // spread <= target_spread was reached
+};
+
+// Runs `run` as the options say, holding `device_mutex` for the warm-up and
+// timed runs together (overlapping runs would corrupt each other's times).
+// An error from `run` ends the measurement with that error.
+absl::StatusOr<Measurement> MeasureRuns(const std::function<absl::Status()>& run,
+                                        const MeasurementOptions& options,
+                                        std::mutex& device_mutex);
+
+// The one mutex of a device ("cpu", "gpu:0", ...): every timed section on
+// it, from any runtime source, holds it.
+std::mutex& DeviceTimingMutex(const std::string& device);
+
+// The spread of a set of times as Measurement documents it (0 when empty).
+double Spread(std::vector<double> times);
+
+// Results by module fingerprint; errors are cached too (a module that does
+// not compile does not compile the next time either). Thread-safe; the
+// first result stored for a fingerprint is kept.
+class MeasurementCache {
+ public:
+  std::optional<absl::StatusOr<Measurement>> Lookup(uint64_t fingerprint) const;
+  // Returns the cached result: `result`, or the one stored before it.
+  absl::StatusOr<Measurement> Insert(uint64_t fingerprint, absl::StatusOr<Measurement> result);
+  int64_t size() const;
+  int64_t hits() const;
+  int64_t misses() const;
+
+ private:
+  mutable std::mutex mutex_;
+  absl::flat_hash_map<uint64_t, absl::StatusOr<Measurement>> results_;
+  mutable int64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace hlogym

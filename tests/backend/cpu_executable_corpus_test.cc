@@ -1,0 +1,166 @@
+// CpuExecutable against the reference interpreter on real modules: every
+// small corpus twin before and after the default pipeline, and a sample of
+// data/dataset (all of it with HLOGYM_LONG_TESTS=1). Also checks that each
+// fusion and each unfused instruction that computes something is one kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/cpu_executable.h"
+#include "core/eval/equivalence.h"
+#include "core/eval/formula_inputs.h"
+#include "core/eval/interpreter.h"
+#include "core/passes/default_pipeline.h"
+#include "core/text/parser.h"
+#include "gtest/gtest.h"
+
+namespace hlogym {
+namespace {
+
+CpuKernelCompiler& Compiler() {
+  static CpuKernelCompiler* compiler = [] {
+    absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> c = CpuKernelCompiler::Create();
+    if (!c.ok()) std::abort();
+    return c->release();
+  }();
+  return *compiler;
+}
+
+std::vector<std::filesystem::path> HloFiles(const std::string& dir) {
+  std::vector<std::filesystem::path> files;
+  const std::filesystem::path root = std::filesystem::path(HLOGYM_SOURCE_DIR) / dir;
+  if (!std::filesystem::exists(root)) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    if (entry.path().extension() == ".hlo") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool LongTests() {
+  const char* v = std::getenv("HLOGYM_LONG_TESTS");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// Instructions of the entry that should each be one kernel.
+int64_t ExpectedKernels(const Computation& entry) {
+  int64_t n = 0;
+  for (const auto& inst : entry.instructions()) {
+    const Opcode op = inst->opcode();
+    if (IsBufferAlias(*inst) || op == Opcode::kAfterAll || op == Opcode::kWhile ||
+        op == Opcode::kConditional || op == Opcode::kCall) {
+      continue;
+    }
+    ++n;
+  }
+  return n;
+}
+
+// Compiles and runs the module and compares with the interpreter; returns
+// an empty string when they agree, else what went wrong.
+std::string Check(const Module& module, const std::string& label, int64_t& jit_kernels,
+                  int64_t& interpreter_ops) {
+  const std::vector<Literal> inputs = FormulaInputs(module);
+  absl::StatusOr<std::vector<Literal>> expected = EvaluateFlat(module, inputs);
+  if (!expected.ok()) return label + ": interpreter: " + expected.status().ToString();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CpuExecutable::Compile(module, Compiler());
+  if (!executable.ok()) return label + ": compile: " + executable.status().ToString();
+  const CpuExecutableStats& stats = (*executable)->stats();
+  jit_kernels += stats.jit_kernel_count;
+  interpreter_ops += stats.interpreter_op_count;
+  if (stats.kernel_count != ExpectedKernels(*module.entry())) {
+    return label + ": " + std::to_string(stats.kernel_count) + " kernels, expected " +
+           std::to_string(ExpectedKernels(*module.entry()));
+  }
+  if (stats.jit_fallback_count != 0) {
+    return label + ": " + std::to_string(stats.jit_fallback_count) +
+           " kernels failed to compile: " + stats.first_jit_failure;
+  }
+  absl::StatusOr<std::vector<Literal>> actual = (*executable)->Run(inputs);
+  if (!actual.ok()) return label + ": run: " + actual.status().ToString();
+  // The interpreter convolves in double; the backend in float32 GEMMs, as
+  // XLA:CPU does. Gradients summing hundreds of terms of magnitude ~1e3 that
+  // cancel (flax_conv*_grad in data/dataset) then differ by float32 rounding
+  // of the terms, ~1e-6 of the output's scale: for modules with convolutions
+  // each output is compared with atol 1e-5 * its largest magnitude.
+  bool convolves = false;
+  for (const auto& inst : module.entry()->instructions()) {
+    convolves |= inst->opcode() == Opcode::kConvolution ||
+                 (inst->IsFusion() &&
+                  inst->fused_computation()->root()->opcode() == Opcode::kConvolution);
+  }
+  EquivalenceReport report;
+  if (!convolves) report = CompareLiterals(*expected, *actual);
+  if (convolves && expected->size() != actual->size()) return label + ": output count differs";
+  for (size_t i = 0; convolves && i < expected->size() && report.equivalent; ++i) {
+    const Literal& e = (*expected)[i];
+    double scale = 0;
+    if (IsFloat(e.shape().element_type())) {
+      for (int64_t k = 0; k < e.element_count(); ++k) {
+        if (std::isfinite(e.GetAsDouble(k))) scale = std::max(scale, std::abs(e.GetAsDouble(k)));
+      }
+    }
+    EquivalenceOptions tolerance;
+    tolerance.atol = std::max(tolerance.atol, 1e-5 * scale);
+    std::vector<Literal> want, got;
+    want.push_back(e);
+    got.push_back((*actual)[i]);
+    report = CompareLiterals(want, got, tolerance);
+    if (!report.equivalent) report.message = "output " + std::to_string(i) + ": " + report.message;
+  }
+  if (!report.equivalent) return label + ": " + report.message;
+  return "";
+}
+
+void CheckFiles(const std::vector<std::filesystem::path>& files, bool with_pipeline) {
+  std::vector<std::string> failures;
+  int64_t jit = 0, interpreted = 0, checked = 0;
+  for (const std::filesystem::path& path : files) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text.str());
+    ASSERT_TRUE(module.ok()) << path << ": " << module.status();
+    const std::string name = path.stem().string();
+    std::string failure = Check(**module, name + " (unfused)", jit, interpreted);
+    if (!failure.empty()) failures.push_back(failure);
+    ++checked;
+    if (!with_pipeline) continue;
+    absl::Status piped = DefaultPipeline().Run(**module).status();
+    ASSERT_TRUE(piped.ok()) << name << ": " << piped;
+    failure = Check(**module, name + " (default pipeline)", jit, interpreted);
+    if (!failure.empty()) failures.push_back(failure);
+    ++checked;
+  }
+  std::cout << checked << " executables checked: " << jit << " LLVM kernels, " << interpreted
+            << " interpreter host ops\n";
+  for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+TEST(CpuExecutableCorpusTest, SmallTwinsMatchTheInterpreter) {
+  const std::vector<std::filesystem::path> files = HloFiles("data/corpus/small/hlo");
+  ASSERT_FALSE(files.empty());
+  CheckFiles(files, /*with_pipeline=*/true);
+}
+
+TEST(CpuExecutableCorpusTest, DatasetMatchesTheInterpreter) {
+  std::vector<std::filesystem::path> files = HloFiles("data/dataset/hlo");
+  ASSERT_FALSE(files.empty());
+  if (!LongTests()) {
+    // Every sixteenth module.
+    std::vector<std::filesystem::path> sample;
+    for (size_t i = 0; i < files.size(); i += 16) sample.push_back(files[i]);
+    files = sample;
+  }
+  CheckFiles(files, /*with_pipeline=*/true);
+}
+
+}  // namespace
+}  // namespace hlogym
