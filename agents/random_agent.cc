@@ -1,8 +1,21 @@
 #include "agents/random_agent.h"
 
 #include "absl/strings/str_cat.h"
+#include "agents/choice_groups.h"
+#include "core/base/status_macros.h"
+#include "core/rewrite/decisions.h"
 
 namespace hlogym {
+
+absl::StatusOr<std::vector<int64_t>> RandomAgent::Act(const HloRewriteEnv& env) {
+  RETURN_IF_ERROR(CheckActable(env));
+  const int64_t num_alternatives = static_cast<int64_t>(FindAlternatives(env.module()).size());
+  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.module());
+  std::vector<int64_t> num_choices;
+  for (const ChoiceGroup& group : groups) num_choices.push_back(group.num_choices);
+  ASSIGN_OR_RETURN(std::vector<int64_t> group_choices, Choose(num_choices));
+  return ExpandGroupChoices(groups, group_choices, num_alternatives);
+}
 
 absl::StatusOr<std::vector<int64_t>> RandomAgent::Choose(
     absl::Span<const int64_t> num_choices) {

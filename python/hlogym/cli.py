@@ -1,9 +1,14 @@
-"""The `hlogym` command line.
+"""The `hlogym` command line (also `python -m hlogym`).
 
-    hlogym summary [--data DIR]     parse the dataset and print a table
-    hlogym main                     the README's main job
+    hlogym rollout --env fusion-v0 --agent greedy --backend auto   one agent, a table per module
+    hlogym compare --agents random,greedy,xla,search --plot out.png   several agents side by side
+    hlogym inspect FILE [--dot out.dot]                             statistics, alternatives, a graph
+    hlogym validate FILE [--decisions FILE]                         replay and check equivalence
+    hlogym bench                                                    run the built benchmarks
+    hlogym summary [--data DIR]                                     parse the dataset, print a table
+    hlogym main                                                     the README's main job
 
-Bad arguments give one line on stderr and exit code 2.
+Bad input gives one line on stderr and exit code 2, never a traceback.
 """
 from __future__ import annotations
 
@@ -11,6 +16,23 @@ import argparse
 import sys
 import time
 from pathlib import Path
+
+from hlogym.cli_common import CliError, fail
+from hlogym.resources import data_dir
+
+#: What `hlogym main` (scripts/run_main.sh) runs: every agent on the bundled
+#: dataset with the best backend here, sized to finish in under 5 minutes on a
+#: 2-core machine: modules over 300 instructions after the pre-passes (7 of
+#: 126, the largest jax.random samplers) are skipped; an episode stops after
+#: 30 s (search plans within the same 30 s) or once its module grew 8x, since
+#: greedy lookahead on a few growing random_* modules takes minutes; and no
+#: new chunk of modules starts after 150 s.
+MAIN_OUT = Path("build") / "main"
+MAIN_ARGS = ["compare", "--agents", "random,greedy,xla,search(budget=16, beam=2, seconds=30)",
+             "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
+             "--max-steps", "128", "--max-growth", "8", "--episode-timeout", "30",
+             "--backend", "cost", "--time-budget", "150",
+             "--plot", str(MAIN_OUT / "compare.png"), "--out", str(MAIN_OUT / "compare.json")]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,11 +43,6 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _fail(message: str) -> int:
-    print(f"hlogym: error: {message}", file=sys.stderr)
-    return 2
-
-
 def cmd_summary(args) -> int:
     import hlogym
     from hlogym.dataset import resolve_dataset
@@ -33,7 +50,7 @@ def cmd_summary(args) -> int:
     try:
         files = resolve_dataset(args.data or "data", "all")
     except (FileNotFoundError, ValueError) as e:
-        return _fail(str(e))
+        return fail(str(e))
     rows = []
     total_bytes = 0
     started = time.perf_counter()
@@ -43,7 +60,7 @@ def cmd_summary(args) -> int:
         try:
             module = hlogym.HloModule.from_text(text)
         except (hlogym.HloParseError, hlogym.HloVerifyError) as e:
-            return _fail(f"{path}: {e}")
+            return fail(f"{path}: {e}")
         estimate = hlogym.estimate(module, "h100")
         rows.append((Path(path).stem, module.instruction_count, module.computation_count,
                      estimate["kernels"], estimate["seconds"] * 1e6))
@@ -57,23 +74,42 @@ def cmd_summary(args) -> int:
     return 0
 
 
-def cmd_main(args) -> int:
-    """The README's main job: until the agents exist, the dataset summary."""
-    return cmd_summary(args)
 
 
-COMMANDS = {
-    "summary": (cmd_summary, "parse and verify the dataset and print a summary table"),
-    "main": (cmd_main, "the main job of the README"),
-}
+def build_parser() -> argparse.ArgumentParser:
+    from hlogym.cli_bench import add_bench_parser
+    from hlogym.cli_inspect import add_inspect_parser
+    from hlogym.cli_run import add_compare_parser, add_rollout_parser
+    from hlogym.cli_validate import add_validate_parser
 
-
-def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="hlogym", description="HLO graph-rewrite RL environments")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name, (_, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text)
-        p.add_argument("--data", help="dataset directory (default: the bundled data)")
-    args = parser.parse_args(argv)
-    return COMMANDS[args.command][0](args)
+    add_rollout_parser(sub)
+    add_compare_parser(sub)
+    add_inspect_parser(sub)
+    add_validate_parser(sub)
+    add_bench_parser(sub)
+    p = sub.add_parser("summary", help="parse and verify the dataset and print a summary table")
+    p.add_argument("--data", help="dataset directory (default: the bundled data)")
+    p.set_defaults(run=cmd_summary)
+    # Only for the help text: main() turns `main ARGS` into `compare MAIN_ARGS ARGS`.
+    sub.add_parser("main", help="the README's main job: " + " ".join(MAIN_ARGS) +
+                   " (more compare options may follow)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["main"] and not {"-h", "--help"} & set(argv[1:]):
+        # `main` is compare with fixed arguments; later ones (e.g. --backend cost) win.
+        MAIN_OUT.mkdir(parents=True, exist_ok=True)
+        argv = MAIN_ARGS + argv[1:]
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CliError as e:
+        return fail(str(e))
+    except KeyboardInterrupt:
+        print("hlogym: interrupted", file=sys.stderr)
+        return 130

@@ -1,14 +1,56 @@
-// Python bindings of the built-in agents.
+// Python bindings of the built-in agents: the registry (make_agent,
+// agent_names), acting on a pool, and whole episodes run by C++ in parallel.
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "agents/agent.h"
+#include "agents/episode_runner.h"
+#include "agents/pool_actor.h"
 #include "agents/random_agent.h"
+#include "envs/env_pool.h"
+#include "envs/runtime_source.h"
 #include "python/src/bindings.h"
 #include "python/src/status.h"
 
 namespace py = pybind11;
 
 namespace hlogym {
+namespace {
+
+py::dict ResultDict(const EpisodeResult& r) {
+  py::dict d;
+  d["benchmark"] = r.benchmark;
+  d["benchmark_name"] = r.benchmark_name;
+  d["seed"] = r.seed;
+  d["original_runtime"] = r.original_runtime;
+  d["default_runtime"] = r.default_runtime;
+  d["final_runtime"] = r.final_runtime;
+  d["steps"] = r.steps;
+  d["rewrites_applied"] = r.rewrites_applied;
+  d["terminated"] = r.terminated;
+  d["truncated"] = r.truncated;
+  d["fingerprint"] = r.fingerprint;
+  d["choices"] = r.choices;
+  d["seconds"] = r.seconds;
+  d["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));
+  d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
+  return d;
+}
+
+py::array_t<int64_t> ToArray(std::vector<int64_t> values, std::vector<py::ssize_t> shape) {
+  py::array_t<int64_t> array(shape);
+  std::copy(values.begin(), values.end(), array.mutable_data());
+  return array;
+}
+
+}  // namespace
 
 void RegisterAgents(py::module_& m) {
   py::class_<RandomAgent>(m, "RandomAgent", "Uniform choices from a seeded generator.")
@@ -21,6 +63,98 @@ void RegisterAgents(py::module_& m) {
             return *choices;
           },
           py::arg("num_choices"), "One uniform choice in [0, n) per alternative.");
+
+  m.def("agent_names", &AgentNames, "The names of the built-in agents.");
+
+  py::class_<PoolActor>(m, "PoolActor", R"doc(
+A built-in agent for every env of an EnvPool (one agent per env, agent i
+seeded with seed + i). Most users want hlogym.make_agent().)doc")
+      .def(py::init([](const std::string& spec, uint64_t seed) {
+             return Unwrap(PoolActor::Create(spec, seed));
+           }),
+           py::arg("spec"), py::arg("seed") = 0)
+      .def_property_readonly("spec", &PoolActor::spec)
+      .def_property_readonly("seed", &PoolActor::seed)
+      .def(
+          "act_pool",
+          [](PoolActor& actor, const EnvPool& pool) {
+            std::vector<int64_t> actions;
+            {
+              py::gil_scoped_release release;
+              actions = Unwrap(actor.ActPool(pool));
+            }
+            return ToArray(std::move(actions),
+                           {pool.num_envs(), pool.spec().limits.max_alternatives});
+          },
+          py::arg("pool"), "Actions [num_envs, max_alternatives] for every env of the pool.")
+      .def(
+          "act_env",
+          [](PoolActor& actor, const EnvPool& pool, int64_t env_id) {
+            std::vector<int64_t> choices;
+            const int64_t width = pool.spec().limits.max_alternatives;
+            {
+              py::gil_scoped_release release;
+              const HloRewriteEnv* env = Unwrap(pool.Env(env_id));
+              choices = Unwrap(actor.Act(*env, env_id));
+            }
+            choices.resize(width, 0);
+            return ToArray(std::move(choices), {width});
+          },
+          py::arg("pool"), py::arg("env_id"),
+          "Actions [max_alternatives] for one env of the pool (by its own agent).");
+
+  m.def(
+      "run_episodes",
+      [](const EnvPool& pool, const std::string& agent_spec,
+         const std::vector<std::tuple<int64_t, uint64_t>>& tasks, int parallelism,
+         std::function<void(py::dict)> on_done, double max_seconds, double max_growth) {
+        std::vector<EpisodeTask> episode_tasks;
+        for (const auto& [benchmark, seed] : tasks) episode_tasks.push_back({benchmark, seed});
+        std::function<void(const EpisodeResult&)> callback;
+        if (on_done) {
+          callback = [&on_done](const EpisodeResult& result) {
+            py::gil_scoped_acquire acquire;
+            try {
+              on_done(ResultDict(result));
+            } catch (py::error_already_set& e) {
+              e.discard_as_unraisable("hlogym.run_episodes progress callback");
+            }
+          };
+        }
+        std::vector<EpisodeResult> results;
+        {
+          py::gil_scoped_release release;
+          std::unique_ptr<HloRewriteEnv> prototype = Unwrap(pool.ForkEnv(0));
+          results = Unwrap(RunEpisodes(*prototype, agent_spec, episode_tasks, parallelism,
+                                       callback, EpisodeLimits{max_seconds, max_growth}));
+        }
+        py::list out;
+        for (const EpisodeResult& r : results) out.append(ResultDict(r));
+        return out;
+      },
+      py::arg("pool"), py::arg("agent"), py::arg("tasks"), py::arg("parallelism") = 0,
+      py::arg("on_done") = nullptr, py::arg("max_seconds") = 0.0, py::arg("max_growth") = 0.0,
+      R"doc(
+Runs whole episodes of a built-in agent on forks of the pool's env 0: one per
+(benchmark index, seed) task, up to `parallelism` at a time, each with a fresh
+agent seeded with the task's seed. `on_done(result)` is called as each ends.
+Returns one dict per task, in task order; a failed episode has 'error' set.
+max_seconds and max_growth (instructions relative to the start) stop runaway
+episodes between steps, keeping the state reached ('stopped' says why); 0: no limit.)doc");
+
+  m.def(
+      "runtime_source_error",
+      [](const std::string& spec) -> py::object {
+        absl::StatusOr<std::shared_ptr<RuntimeSource>> source;
+        {
+          py::gil_scoped_release release;
+          source = MakeRuntimeSource(spec);
+        }
+        if (source.ok()) return py::none();
+        return py::str(std::string(source.status().message()));
+      },
+      py::arg("spec"),
+      "None if the runtime source `spec` (cost, cpu, gpu, ...) can be made here, else why not.");
 }
 
 }  // namespace hlogym

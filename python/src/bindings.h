@@ -12,6 +12,6 @@ void RegisterEval(pybind11::module_& m);     // evaluate, equivalent, formula_in
 void RegisterRewrite(pybind11::module_& m);  // passes, Pipeline, decisions, observe
 void RegisterBackend(pybind11::module_& m);  // estimate (the cost model)
 void RegisterEnvs(pybind11::module_& m);     // EnvPool, configs, datasets
-void RegisterAgents(pybind11::module_& m);   // RandomAgent
+void RegisterAgents(pybind11::module_& m);   // RandomAgent, PoolActor, agent_names, run_episodes
 
 }  // namespace hlogym

@@ -1,0 +1,117 @@
+// MakeAgent and AgentNames: the one place that lists the built-in agents and
+// reads their options (the same "name(key=value, ...)" syntax as pass specs).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "agents/agent.h"
+#include "agents/greedy_agent.h"
+#include "agents/random_agent.h"
+#include "agents/search_agent.h"
+#include "agents/xla_agent.h"
+#include "core/base/status_macros.h"
+#include "core/rewrite/pass_options.h"
+
+namespace hlogym {
+namespace {
+
+using Factory = std::function<absl::StatusOr<std::unique_ptr<Agent>>(PassOptions&, uint64_t)>;
+
+struct AgentEntry {
+  std::string name;
+  Factory make;
+};
+
+absl::StatusOr<int64_t> PositiveInt(PassOptions& options, std::string_view key,
+                                    int64_t default_value) {
+  ASSIGN_OR_RETURN(int64_t value, options.GetInt(key, default_value));
+  if (value <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("agent option `", std::string(key), "` must be positive, got ", value));
+  }
+  return value;
+}
+
+const std::vector<AgentEntry>& Entries() {
+  static const auto* entries = new std::vector<AgentEntry>{
+      {"greedy",
+       [](PassOptions& options, uint64_t) -> absl::StatusOr<std::unique_ptr<Agent>> {
+         GreedyOptions greedy;
+         ASSIGN_OR_RETURN(int64_t percent, options.GetInt("tolerance_percent", -1));
+         greedy.tolerance = percent < 0 ? -1.0 : static_cast<double>(percent) / 100.0;
+         return std::make_unique<GreedyAgent>(greedy);
+       }},
+      {"random",
+       [](PassOptions&, uint64_t seed) -> absl::StatusOr<std::unique_ptr<Agent>> {
+         return std::make_unique<RandomAgent>(seed);
+       }},
+      {"search",
+       [](PassOptions& options, uint64_t seed) -> absl::StatusOr<std::unique_ptr<Agent>> {
+         SearchOptions search;
+         ASSIGN_OR_RETURN(search.budget, PositiveInt(options, "budget", search.budget));
+         ASSIGN_OR_RETURN(search.beam, PositiveInt(options, "beam", search.beam));
+         ASSIGN_OR_RETURN(search.branch, options.GetInt("branch", search.branch));
+         ASSIGN_OR_RETURN(search.seconds, options.GetInt("seconds", search.seconds));
+         if (search.seconds < 0) {
+           return absl::InvalidArgumentError(
+               absl::StrCat("agent option `seconds` must be >= 0, got ", search.seconds));
+         }
+         if (search.branch < 0) {
+           return absl::InvalidArgumentError(
+               absl::StrCat("agent option `branch` must be >= 0, got ", search.branch));
+         }
+         return std::make_unique<SearchAgent>(search, seed);
+       }},
+      {"xla",
+       [](PassOptions&, uint64_t) -> absl::StatusOr<std::unique_ptr<Agent>> {
+         return std::make_unique<XlaAgent>();
+       }},
+  };
+  return *entries;
+}
+
+}  // namespace
+
+std::vector<std::string> AgentNames() {
+  std::vector<std::string> names;
+  for (const AgentEntry& entry : Entries()) names.push_back(entry.name);
+  return names;
+}
+
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64_t seed) {
+  absl::string_view text = absl::StripAsciiWhitespace(spec);
+  absl::string_view name = text;
+  absl::string_view args;
+  if (const size_t open = text.find('('); open != absl::string_view::npos) {
+    if (text.back() != ')') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("agent spec `", spec, "` has no closing parenthesis"));
+    }
+    name = absl::StripAsciiWhitespace(text.substr(0, open));
+    args = text.substr(open + 1, text.size() - open - 2);
+  }
+  for (const AgentEntry& entry : Entries()) {
+    if (entry.name != name) continue;
+    absl::StatusOr<std::unique_ptr<Agent>> agent = [&]() -> absl::StatusOr<std::unique_ptr<Agent>> {
+      ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(std::string(args)));
+      ASSIGN_OR_RETURN(std::unique_ptr<Agent> made, entry.make(options, seed));
+      RETURN_IF_ERROR(options.CheckAllUsed(std::string(name)));
+      return made;
+    }();
+    if (!agent.ok()) {
+      // The option parser speaks of passes; these are agent options.
+      return absl::InvalidArgumentError(absl::StrReplaceAll(
+          agent.status().message(), {{"pass option", "agent option"}, {"pass `", "agent `"}}));
+    }
+    return agent;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown agent `", std::string(name),
+                                                 "`; known: ", absl::StrJoin(AgentNames(), ", ")));
+}
+
+}  // namespace hlogym

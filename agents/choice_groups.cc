@@ -1,0 +1,85 @@
+#include "agents/choice_groups.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/base/status_macros.h"
+#include "core/rewrite/decisions.h"
+
+namespace hlogym {
+
+std::vector<ChoiceGroup> GroupAlternatives(const Module& module) {
+  const std::vector<AlternativeNode> alternatives = FindAlternatives(module);
+  std::vector<ChoiceGroup> groups;
+  // Key: the node's operands (original first, then the candidates).
+  absl::flat_hash_map<std::vector<const Instruction*>, size_t> index;
+  for (size_t i = 0; i < alternatives.size(); ++i) {
+    const Instruction* node = alternatives[i].node;
+    std::vector<const Instruction*> key(node->operands().begin(), node->operands().end());
+    auto [it, inserted] = index.try_emplace(std::move(key), groups.size());
+    if (inserted) {
+      ChoiceGroup group;
+      group.num_choices = node->operand_count();
+      group.original = node->operand(0);
+      group.candidates.assign(node->operands().begin() + 1, node->operands().end());
+      groups.push_back(std::move(group));
+    }
+    groups[it->second].members.push_back(static_cast<int64_t>(i));
+  }
+  return groups;
+}
+
+std::vector<int64_t> ExpandGroupChoices(const std::vector<ChoiceGroup>& groups,
+                                        absl::Span<const int64_t> group_choices,
+                                        int64_t num_alternatives) {
+  std::vector<int64_t> choices(num_alternatives, 0);
+  for (size_t g = 0; g < groups.size() && g < group_choices.size(); ++g) {
+    for (int64_t member : groups[g].members) choices[member] = group_choices[g];
+  }
+  return choices;
+}
+
+absl::StatusOr<double> LookaheadRuntime(const HloRewriteEnv& env,
+                                        absl::Span<const int64_t> choices) {
+  std::unique_ptr<Module> copy = env.module().Clone();
+  RETURN_IF_ERROR(ApplyChoices(*copy, choices));
+  RETURN_IF_ERROR(RunPassSpecs(env.spec().post_passes, *copy));
+  return env.benchmarks().runtime().Runtime(*copy);
+}
+
+// What an operand stands for: in the alternative graph a consumer reads its
+// producers through alternatives nodes whose operand 0 is the original.
+static const Instruction* Original(const Instruction* operand) {
+  return operand->opcode() == Opcode::kAlternatives ? operand->operand(0) : operand;
+}
+
+// The producer a fusion candidate took in: the one operand of `consumer`
+// that the candidate no longer reads (its own operands come in instead;
+// candidates read the originals). Null when that is not exactly one operand.
+const Instruction* FusedProducer(const Instruction& consumer, const Instruction& candidate) {
+  const Instruction* producer = nullptr;
+  const auto& read = candidate.operands();
+  for (const Instruction* operand : consumer.operands()) {
+    const Instruction* original = Original(operand);
+    if (std::find(read.begin(), read.end(), original) != read.end() ||
+        std::find(read.begin(), read.end(), operand) != read.end()) {
+      continue;
+    }
+    if (producer != nullptr && producer != original) return nullptr;
+    producer = original;
+  }
+  return producer;
+}
+
+bool IsProducerConsumerFusion(const std::string& dry_pass) {
+  return dry_pass == "fusion" || dry_pass.rfind("fusion(", 0) == 0;
+}
+
+absl::Status CheckActable(const HloRewriteEnv& env) {
+  if (!env.in_episode()) {
+    return absl::FailedPreconditionError("the agent was shown an env before reset: call reset first");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hlogym

@@ -1,0 +1,98 @@
+#include "agents/episode_runner.h"
+
+#include <chrono>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "oneapi/tbb/info.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace hlogym {
+
+absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64_t benchmark,
+                                         uint64_t seed, const EpisodeLimits& limits) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  RETURN_IF_ERROR(env.Reset(seed, benchmark));
+  const double start_size = static_cast<double>(env.module().instruction_count());
+  EpisodeResult result;
+  while (!env.info().terminated && !env.info().truncated) {
+    ASSIGN_OR_RETURN(std::vector<int64_t> choices, agent.Act(env));
+    RETURN_IF_ERROR(env.Step(choices).status());
+    if (env.info().terminated || env.info().truncated) break;
+    if (limits.max_seconds > 0 && elapsed() > limits.max_seconds) {
+      result.stopped = absl::StrCat("stopped after ", env.info().step, " steps: over ",
+                                    limits.max_seconds, " s");
+      break;
+    }
+    const double size = static_cast<double>(env.module().instruction_count());
+    if (limits.max_growth > 0 && size > limits.max_growth * start_size) {
+      result.stopped = absl::StrCat("stopped after ", env.info().step, " steps: the module grew ",
+                                    static_cast<int64_t>(size / start_size), "x");
+      break;
+    }
+  }
+  const EnvInfo& info = env.info();
+  result.benchmark = benchmark;
+  result.benchmark_name = info.benchmark_name;
+  result.seed = seed;
+  result.original_runtime = info.original_runtime;
+  result.default_runtime = info.default_runtime;
+  result.final_runtime = info.current_runtime;
+  result.steps = info.step;
+  result.rewrites_applied = info.rewrites_applied;
+  result.terminated = info.terminated;
+  result.truncated = info.truncated;
+  result.fingerprint = info.fingerprint;
+  result.choices = env.record().choices;
+  result.seconds = elapsed();
+  return result;
+}
+
+absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
+    const HloRewriteEnv& prototype, const std::string& agent_spec,
+    const std::vector<EpisodeTask>& tasks, int parallelism,
+    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits) {
+  // A bad spec fails before any episode starts.
+  RETURN_IF_ERROR(MakeAgent(agent_spec, 0).status());
+  for (const EpisodeTask& task : tasks) {
+    if (task.benchmark < 0 || task.benchmark >= prototype.benchmarks().size()) {
+      return absl::OutOfRangeError(absl::StrCat("benchmark index ", task.benchmark,
+                                                " is out of range [0, ",
+                                                prototype.benchmarks().size(), ")"));
+    }
+  }
+  const int cores = tbb::info::default_concurrency();
+  const int threads = parallelism <= 0 ? cores : std::min(parallelism, cores);
+  std::vector<EpisodeResult> results(tasks.size());
+  std::mutex done_mutex;
+  tbb::task_arena arena(std::max(threads, 1));
+  arena.execute([&] {
+    tbb::parallel_for(size_t{0}, tasks.size(), size_t{1}, [&](size_t i) {
+      absl::StatusOr<EpisodeResult> result = [&]() -> absl::StatusOr<EpisodeResult> {
+        ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(agent_spec, tasks[i].seed));
+        std::unique_ptr<HloRewriteEnv> env = prototype.Fork();
+        return RunEpisode(*agent, *env, tasks[i].benchmark, tasks[i].seed, limits);
+      }();
+      if (result.ok()) {
+        results[i] = *std::move(result);
+      } else {
+        results[i].benchmark = tasks[i].benchmark;
+        results[i].benchmark_name = prototype.benchmarks().name(tasks[i].benchmark);
+        results[i].seed = tasks[i].seed;
+        results[i].error = std::string(result.status().message());
+      }
+      if (on_done) {
+        std::lock_guard<std::mutex> lock(done_mutex);
+        on_done(results[i]);
+      }
+    });
+  });
+  return results;
+}
+
+}  // namespace hlogym

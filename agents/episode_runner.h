@@ -1,0 +1,65 @@
+// Running agents through whole episodes: one episode on one benchmark, or
+// many in parallel (one fresh agent and one env fork per episode, so results
+// do not depend on the number of threads).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agents/agent.h"
+#include "envs/hlo_rewrite_env.h"
+
+namespace hlogym {
+
+struct EpisodeResult {
+  int64_t benchmark = -1;
+  std::string benchmark_name;
+  uint64_t seed = 0;
+  double original_runtime = 0;  // seconds, after the pre-passes
+  double default_runtime = 0;   // after the default pipeline
+  double final_runtime = 0;     // at the episode's end
+  int64_t steps = 0;
+  int64_t rewrites_applied = 0;
+  bool terminated = false;
+  bool truncated = false;
+  uint64_t fingerprint = 0;     // of the final module
+  std::vector<std::vector<int64_t>> choices;  // per step, replayable
+  double seconds = 0;           // wall time of the episode, agent included
+  std::string stopped;          // why EpisodeLimits ended it early, if they did
+  std::string error;            // RunEpisodes: why this episode failed, if it did
+};
+
+// Guards against episodes that run away (some policies make modules grow
+// step after step, e.g. random duplication of large fusions). Checked
+// between steps; a stopped episode keeps the state it reached, which is a
+// real result of the agent, and says why in `stopped`. 0 disables a limit.
+struct EpisodeLimits {
+  double max_seconds = 0;       // wall time
+  double max_growth = 0;        // instructions, relative to the episode's start
+};
+
+// Resets `env` on `benchmark` with `seed` and lets `agent` act until the
+// episode ends.
+absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64_t benchmark,
+                                         uint64_t seed, const EpisodeLimits& limits = {});
+
+struct EpisodeTask {
+  int64_t benchmark;
+  uint64_t seed;  // for the env and for the episode's agent
+};
+
+// Runs every task, up to `parallelism` at a time (0: all cores), each with
+// its own agent MakeAgent(agent_spec, task.seed) on its own fork of
+// `prototype`. `on_done` (may be empty) is called once per finished episode,
+// never concurrently, also for failed episodes. Results are in task order; an
+// episode that fails has its `error` set and the others still run; only a
+// bad agent spec fails the whole call.
+absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
+    const HloRewriteEnv& prototype, const std::string& agent_spec,
+    const std::vector<EpisodeTask>& tasks, int parallelism,
+    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits = {});
+
+}  // namespace hlogym

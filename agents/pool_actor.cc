@@ -1,0 +1,62 @@
+#include "agents/pool_actor.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "oneapi/tbb/parallel_for.h"
+
+namespace hlogym {
+
+absl::StatusOr<std::unique_ptr<PoolActor>> PoolActor::Create(std::string spec, uint64_t seed) {
+  std::unique_ptr<PoolActor> actor(new PoolActor(std::move(spec), seed));
+  RETURN_IF_ERROR(actor->Grow(1));
+  return actor;
+}
+
+absl::Status PoolActor::Grow(int64_t count) {
+  while (static_cast<int64_t>(agents_.size()) < count) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(spec_, seed_ + agents_.size()));
+    agents_.push_back(std::move(agent));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<int64_t>> PoolActor::Act(const HloRewriteEnv& env, int64_t slot) {
+  if (slot < 0) return absl::OutOfRangeError(absl::StrCat("agent slot ", slot, " is negative"));
+  RETURN_IF_ERROR(Grow(slot + 1));
+  return agents_[slot]->Act(env);
+}
+
+absl::StatusOr<std::vector<int64_t>> PoolActor::ActPool(const EnvPool& pool) {
+  const int64_t n = pool.num_envs();
+  const int64_t width = pool.spec().limits.max_alternatives;
+  RETURN_IF_ERROR(Grow(n));
+  std::vector<const HloRewriteEnv*> envs(n);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(envs[i], pool.Env(i));
+  }
+  std::vector<int64_t> actions(n * width, 0);
+  std::mutex error_mutex;
+  absl::Status error;
+  tbb::parallel_for(int64_t{0}, n, [&](int64_t i) {
+    const EnvInfo& info = envs[i]->info();
+    if (!envs[i]->in_episode() || info.terminated || info.truncated) return;
+    absl::StatusOr<std::vector<int64_t>> choices = agents_[i]->Act(*envs[i]);
+    if (!choices.ok()) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (error.ok()) {
+        error = absl::Status(choices.status().code(),
+                             absl::StrCat("env ", i, ": ", choices.status().message()));
+      }
+      return;
+    }
+    const int64_t count = std::min<int64_t>(width, static_cast<int64_t>(choices->size()));
+    std::copy(choices->begin(), choices->begin() + count, actions.begin() + i * width);
+  });
+  RETURN_IF_ERROR(error);
+  return actions;
+}
+
+}  // namespace hlogym

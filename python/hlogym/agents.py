@@ -1,0 +1,83 @@
+"""Built-in baseline agents (random, greedy, xla, search), implemented in C++.
+
+    agent = hlogym.make_agent("greedy", seed=0)
+    envs = hlogym.make("fusion-v0", num_envs=8)
+    obs, info = envs.reset(seed=0)
+    obs, reward, terminated, truncated, info = envs.step(agent.act(envs))
+
+Agents read the environments' current graphs in C++ (no observation arrays
+needed) and never change them: lookahead works on copies and forks.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from hlogym import _hlogym
+
+
+def agent_names() -> list[str]:
+    """The built-in agents: ['greedy', 'random', 'search', 'xla']."""
+    return list(_hlogym.agent_names())
+
+
+def _pool_of(env: Any) -> "_hlogym.EnvPool":
+    """The C++ pool under an HloVectorEnv, HloGymEnv or EnvPool."""
+    if isinstance(env, _hlogym.EnvPool):
+        return env
+    pool = getattr(env, "_pool", None)  # HloVectorEnv
+    if pool is None:
+        vector = getattr(env, "_vector", None)  # HloGymEnv
+        pool = getattr(vector, "_pool", None)
+    if pool is None:
+        unwrapped = getattr(env, "unwrapped", None)
+        if unwrapped is not None and unwrapped is not env:
+            return _pool_of(unwrapped)
+        raise TypeError(f"an agent acts on hlogym envs (HloVectorEnv, HloGymEnv, EnvPool), "
+                        f"got {type(env).__name__}")
+    return pool
+
+
+class Agent:
+    """A built-in agent, one C++ agent per environment of the pool it acts on
+    (environment i's agent is seeded with seed + i)."""
+
+    def __init__(self, spec: str, seed: int = 0):
+        self._actor = _hlogym.PoolActor(spec, int(seed))
+        self.spec = spec
+        self.seed = int(seed)
+
+    def __repr__(self) -> str:
+        return f"hlogym.Agent({self.spec!r}, seed={self.seed})"
+
+    def act(self, env: Any) -> np.ndarray:
+        """Actions for `env`'s current state: [num_envs, max_alternatives] for a
+        vector env or EnvPool, [max_alternatives] for a single HloGymEnv."""
+        pool = _pool_of(env)
+        actions = self._actor.act_pool(pool)
+        single = not isinstance(env, _hlogym.EnvPool) and hasattr(env, "_vector")
+        return actions[0] if single else actions
+
+    def act_pool(self, env: Any) -> np.ndarray:
+        """Actions [num_envs, max_alternatives] for every environment of `env`."""
+        return self._actor.act_pool(_pool_of(env))
+
+    def run_episodes(self, env: Any, benchmarks: Iterable[int], *, episodes: int = 1,
+                     parallelism: int = 0,
+                     on_done: Callable[[dict], None] | None = None,
+                     max_seconds: float = 0, max_growth: float = 0) -> list[dict]:
+        """Whole episodes on forks of `env`'s first environment: `episodes` per
+        benchmark index (seeds self.seed, self.seed + 1, ...), up to
+        `parallelism` at a time (0: all cores). Returns one dict per episode
+        (runtimes, steps, rewrites, the choices of every step, 'error').
+        `max_seconds`/`max_growth` stop runaway episodes between steps."""
+        tasks = [(int(b), self.seed + e) for b in benchmarks for e in range(int(episodes))]
+        return _hlogym.run_episodes(_pool_of(env), self.spec, tasks, int(parallelism), on_done,
+                                    float(max_seconds), float(max_growth))
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """A built-in agent from a spec: 'random', 'greedy', 'xla', 'search' or
+    with options, e.g. 'search(budget=64, beam=4)'. Unknown names raise ValueError."""
+    return Agent(spec, seed)
