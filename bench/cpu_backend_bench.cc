@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "backend/cpu_executable.h"
 #include "backend/measurement.h"
+#include "bench/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "core/eval/formula_inputs.h"
 #include "core/passes/default_pipeline.h"
@@ -143,17 +144,8 @@ bool Wanted(const std::string& name) {
 }
 
 const bool registered = [] {
-  const std::filesystem::path root = std::filesystem::path(HLOGYM_SOURCE_DIR) / "data/corpus/hlo";
-  std::vector<std::filesystem::path> files;
-  if (std::filesystem::exists(root)) {
-    for (const auto& entry : std::filesystem::directory_iterator(root)) {
-      if (entry.path().extension() == ".hlo" && Wanted(entry.path().stem().string())) {
-        files.push_back(entry.path());
-      }
-    }
-  }
-  std::sort(files.begin(), files.end());
-  for (const std::filesystem::path& path : files) {
+  for (const std::filesystem::path& path : bench::HloPaths("data/corpus/hlo")) {
+    if (!Wanted(path.stem().string())) continue;
     benchmark::RegisterBenchmark(("cpu_backend/" + path.stem().string()).c_str(),
                                  [path](benchmark::State& state) { BM_CorpusModule(state, path); })
         ->Unit(benchmark::kMillisecond)

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "core/eval/formula_inputs.h"
 #include "core/eval/interpreter.h"
@@ -25,15 +26,6 @@
 namespace hlogym {
 namespace {
 
-std::filesystem::path SourceDir() {
-  if (const char* env = std::getenv("HLOGYM_SOURCE_DIR")) return env;
-#ifdef HLOGYM_SOURCE_DIR
-  return HLOGYM_SOURCE_DIR;
-#else
-  return ".";
-#endif
-}
-
 struct Loaded {
   std::string name;
   std::shared_ptr<Module> module;
@@ -41,19 +33,9 @@ struct Loaded {
 };
 
 std::vector<Loaded> LoadDir(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> paths;
-  if (std::filesystem::exists(dir)) {
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      if (entry.path().extension() == ".hlo") paths.push_back(entry.path());
-    }
-  }
-  std::sort(paths.begin(), paths.end());
   std::vector<Loaded> modules;
-  for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text.str());
+  for (const auto& path : bench::HloPaths(dir)) {
+    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(bench::ReadText(path));
     if (!module.ok()) continue;  // the parser tests report parse failures
     std::shared_ptr<Module> shared = *std::move(module);
     std::vector<Literal> inputs = FormulaInputs(*shared);
@@ -91,7 +73,7 @@ void EvaluateAll(benchmark::State& state, const std::vector<Loaded>* modules) {
 
 int main(int argc, char** argv) {
   using namespace hlogym;
-  const std::filesystem::path data = SourceDir() / "data" / "corpus";
+  const std::filesystem::path data = bench::SourceDir() / "data" / "corpus";
   // Kept alive for the whole run: benchmarks hold pointers into them.
   static const std::vector<Loaded> corpus = LoadDir(data / "hlo");
   static const std::vector<Loaded> small = LoadDir(data / "small" / "hlo");

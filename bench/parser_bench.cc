@@ -20,21 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "core/ir/verifier.h"
 #include "core/text/parser.h"
 
 namespace hlogym {
 namespace {
-
-std::filesystem::path SourceDir() {
-  if (const char* env = std::getenv("HLOGYM_SOURCE_DIR")) return env;
-#ifdef HLOGYM_SOURCE_DIR
-  return HLOGYM_SOURCE_DIR;
-#else
-  return ".";
-#endif
-}
 
 struct HloFile {
   std::string name;  // "<dir>/<file>"
@@ -43,18 +35,8 @@ struct HloFile {
 
 std::vector<HloFile> LoadDir(const std::string& dir) {
   std::vector<HloFile> files;
-  const std::filesystem::path root = SourceDir() / dir;
-  if (!std::filesystem::exists(root)) return files;
-  std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(root)) {
-    if (entry.path().extension() == ".hlo") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files.push_back({dir + "/" + path.filename().string(), ss.str()});
+  for (const auto& path : bench::HloPaths(dir)) {
+    files.push_back({dir + "/" + path.filename().string(), bench::ReadText(path)});
   }
   return files;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "core/ir/fingerprint.h"
 #include "core/text/parser.h"
@@ -27,15 +28,6 @@
 
 namespace hlogym {
 namespace {
-
-std::filesystem::path SourceDir() {
-  if (const char* env = std::getenv("HLOGYM_SOURCE_DIR")) return env;
-#ifdef HLOGYM_SOURCE_DIR
-  return HLOGYM_SOURCE_DIR;
-#else
-  return ".";
-#endif
-}
 
 struct ParsedFile {
   std::string name;  // "<dir>/<file>"
@@ -46,18 +38,8 @@ struct ParsedFile {
 // Modules that fail to parse are left out (the parser tests report them).
 std::vector<ParsedFile> LoadDir(const std::string& dir) {
   std::vector<ParsedFile> files;
-  const std::filesystem::path root = SourceDir() / dir;
-  if (!std::filesystem::exists(root)) return files;
-  std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(root)) {
-    if (entry.path().extension() == ".hlo") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto module = ParseModule(ss.str());
+  for (const auto& path : bench::HloPaths(dir)) {
+    auto module = ParseModule(bench::ReadText(path));
     if (!module.ok()) continue;
     ParsedFile f{dir + "/" + path.filename().string(), *std::move(module)};
     f.printed_bytes = static_cast<int64_t>(PrintModule(*f.module).size());
