@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "backend/buffer_assignment.h"
 #include "backend/host_ops.h"
 #include "backend/host_ops_util.h"
@@ -143,7 +144,8 @@ class Im2colConvolution : public HostOp {
   // col[r - r0][w * group_in + c] = the input under window position w of row r.
   void FillColumns(const T* in, int64_t g, int64_t r0, int64_t r1, T* col) const {
     tbb::parallel_for(tbb::blocked_range<int64_t>(r0, r1, 16), [&](const auto& range) {
-      std::vector<int64_t> y(spatial_), k(spatial_);
+      // Inline storage: a timed run must not touch the heap.
+      absl::InlinedVector<int64_t, 8> y(spatial_), k(spatial_);
       for (int64_t r = range.begin(); r < range.end(); ++r) {
         int64_t rest = r;
         for (int64_t s = spatial_ - 1; s >= 0; --s) {
