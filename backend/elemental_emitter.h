@@ -61,6 +61,13 @@ class ElementalEmitter {
   absl::StatusOr<std::vector<llvm::Value*>> EmitElements(const Instruction& instruction,
                                                          const IrIndex& index);
 
+  // Element `index` of operand `i` of `user`, which is the bound unfused
+  // instruction or an instruction of a bound computation.
+  absl::StatusOr<llvm::Value*> OperandElement(const Instruction& user, int64_t i,
+                                              const IrIndex& index) {
+    return Operand(user, i, index);
+  }
+
   llvm::Type* StorageType(PrimitiveType type) const;
   llvm::Type* ValueType(PrimitiveType type) const;
   llvm::Value* FromStorage(PrimitiveType type, llvm::Value* stored);

@@ -31,11 +31,25 @@ double Spread(std::vector<double> times) {
 absl::StatusOr<Measurement> MeasureRuns(const std::function<absl::Status()>& run,
                                         const MeasurementOptions& options,
                                         std::mutex& device_mutex) {
+  return MeasureTimedRuns(
+      [&]() -> absl::StatusOr<double> {
+        const Clock::time_point start = Clock::now();
+        absl::Status status = run();
+        const double seconds = SecondsSince(start);
+        if (!status.ok()) return status;
+        return seconds;
+      },
+      options, device_mutex);
+}
+
+absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<double>()>& timed_run,
+                                             const MeasurementOptions& options,
+                                             std::mutex& device_mutex) {
   std::lock_guard<std::mutex> lock(device_mutex);
   const Clock::time_point warmup_start = Clock::now();
   for (int i = 0; i < std::max(options.warmup_runs, 0); ++i) {
-    absl::Status status = run();
-    if (!status.ok()) return status;
+    absl::StatusOr<double> seconds = timed_run();
+    if (!seconds.ok()) return seconds.status();
     if (SecondsSince(warmup_start) >= options.max_seconds / 2) break;
   }
   std::vector<double> times;
@@ -44,12 +58,10 @@ absl::StatusOr<Measurement> MeasureRuns(const std::function<absl::Status()>& run
   double total = 0;
   Measurement m;
   while (static_cast<int>(times.size()) < max_runs) {
-    const Clock::time_point start = Clock::now();
-    absl::Status status = run();
-    const double seconds = SecondsSince(start);
-    if (!status.ok()) return status;
-    times.push_back(seconds);
-    total += seconds;
+    absl::StatusOr<double> seconds = timed_run();
+    if (!seconds.ok()) return seconds.status();
+    times.push_back(*seconds);
+    total += *seconds;
     if (static_cast<int>(times.size()) >= options.min_runs &&
         Spread(times) <= options.target_spread) {
       m.converged = true;

@@ -43,6 +43,12 @@ absl::StatusOr<Measurement> MeasureRuns(const std::function<absl::Status()>& run
                                         const MeasurementOptions& options,
                                         std::mutex& device_mutex);
 
+// As MeasureRuns, for runs that time themselves (a GPU run timed by CUDA
+// events): `timed_run` returns its own seconds.
+absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<double>()>& timed_run,
+                                             const MeasurementOptions& options,
+                                             std::mutex& device_mutex);
+
 // The one mutex of a device ("cpu", "gpu:0", ...): every timed section on
 // it, from any runtime source, holds it.
 std::mutex& DeviceTimingMutex(const std::string& device);

@@ -1,0 +1,537 @@
+#include "backend/gpu_kernel_emitter.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backend/elemental_emitter.h"
+#include "backend/kernel_plan.h"
+#include "core/base/status_macros.h"
+#include "core/ir/computation.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Metadata.h"
+
+namespace hlogym {
+namespace {
+
+constexpr unsigned kGlobalSpace = 1;
+constexpr unsigned kSharedSpace = 3;
+constexpr int64_t kLoopThreads = 256;
+constexpr int64_t kMaxBlocks = int64_t{1} << 20;  // the rest is grid-stride
+
+// Math functions come from libdevice (__nv_expf, __nv_tanh, ...), which the
+// PTX compiler links in; computing exp/tanh in double as on the CPU would be
+// slow on most GPUs.
+class NvptxElementalEmitter : public ElementalEmitter {
+ public:
+  using ElementalEmitter::ElementalEmitter;
+
+ protected:
+  llvm::Value* EmitMathCall(absl::string_view name, absl::Span<llvm::Value* const> args,
+                            llvm::Type* type) override {
+    std::string symbol = absl::StrCat("__nv_", std::string(name), type->isFloatTy() ? "f" : "");
+    std::vector<llvm::Type*> params(args.size(), type);
+    llvm::Module* module = builder()->GetInsertBlock()->getModule();
+    llvm::FunctionCallee callee =
+        module->getOrInsertFunction(symbol, llvm::FunctionType::get(type, params, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      f->setDoesNotAccessMemory();
+      f->setDoesNotThrow();
+      f->setWillReturn();
+    }
+    return builder()->CreateCall(callee, std::vector<llvm::Value*>(args.begin(), args.end()));
+  }
+  bool InlineFloatMath() const override { return false; }
+};
+
+int64_t Product(absl::Span<const int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Builds one kernel function; the two kernel shapes are its methods.
+class KernelBuilder {
+ public:
+  KernelBuilder(const Instruction& instruction, const std::string& name, llvm::Module* module)
+      : instruction_(instruction), b_(module->getContext()), emitter_(&b_, module) {
+    llvm::LLVMContext& ctx = module->getContext();
+    const int64_t operands = instruction.operand_count();
+    buffer_count_ = operands + static_cast<int64_t>(
+                                   instruction.shape().IsTuple() ? instruction.shape().tuple_size()
+                                                                 : 1);
+    std::vector<llvm::Type*> params(buffer_count_, llvm::PointerType::get(ctx, kGlobalSpace));
+    function_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                       llvm::Function::ExternalLinkage, name, module);
+    function_->addFnAttr(llvm::Attribute::NoUnwind);
+    for (int64_t i = 0; i < buffer_count_; ++i) {
+      // Buffers of one kernel never overlap (buffer assignment gives each live
+      // value its own bytes), and inputs are only read.
+      function_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      if (i < operands) function_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::ReadOnly);
+    }
+    llvm::NamedMDNode* annotations = module->getOrInsertNamedMetadata("nvvm.annotations");
+    annotations->addOperand(llvm::MDNode::get(
+        ctx, {llvm::ValueAsMetadata::get(function_), llvm::MDString::get(ctx, "kernel"),
+              llvm::ValueAsMetadata::get(b_.getInt32(1))}));
+    entry_ = llvm::BasicBlock::Create(ctx, "entry", function_);
+    b_.SetInsertPoint(entry_);
+
+    ElementalEmitter::ParameterReader reader =
+        [this](int64_t number, const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      if (number < 0 || number >= instruction_.operand_count()) {
+        return absl::InternalError(absl::StrCat("parameter ", number, " out of range"));
+      }
+      const Shape& shape = instruction_.operand(number)->shape();
+      llvm::Type* storage = emitter_.StorageType(shape.element_type());
+      llvm::Value* ptr = b_.CreateInBoundsGEP(storage, function_->getArg(number),
+                                              Linearize(shape.dims(), index));
+      return b_.CreateLoad(storage, ptr);
+    };
+    if (instruction.IsFusion()) {
+      root_ = instruction.fused_computation()->root();
+      emitter_.BindComputation(instruction.fused_computation(), reader);
+    } else {
+      root_ = &instruction;
+      emitter_.BindUnfused(&instruction, reader);
+    }
+  }
+
+  int64_t buffer_count() const { return buffer_count_; }
+  const Instruction* root() const { return root_; }
+
+  // One thread per output element, grid-stride; outputs of equal dimensions
+  // share a loop and so their common subexpressions.
+  absl::StatusOr<GpuLaunch> EmitLoopKernel() {
+    ASSIGN_OR_RETURN(std::vector<KernelOutput> outputs,
+                     KernelOutputs(*root_, instruction_.operand_count()));
+    std::map<std::vector<int64_t>, std::vector<size_t>> groups;
+    int64_t extent = 1;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const auto dims = outputs[k].shape.dims();
+      groups[std::vector<int64_t>(dims.begin(), dims.end())].push_back(k);
+      extent = std::max(extent, outputs[k].shape.element_count());
+    }
+    llvm::Value* thread = b_.CreateAdd(b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    llvm::Value* stride = b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    for (const auto& [dims, members] : groups) {
+      const int64_t count = Product(dims);
+      if (count == 0) continue;
+      RETURN_IF_ERROR(emitter_.EmitLoop(
+          StridedTripCount(thread, stride, count), "element", [&](llvm::Value* k) -> absl::Status {
+            llvm::Value* linear = b_.CreateAdd(thread, b_.CreateMul(k, stride));
+            const IrIndex index = Delinearize(dims, linear);
+            for (size_t m : members) {
+              const KernelOutput& out = outputs[m];
+              ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,
+                               emitter_.EmitElements(*out.producer, index));
+              RETURN_IF_ERROR(Store(out, values.at(out.leaf), linear));
+            }
+            return absl::OkStatus();
+          }));
+    }
+    b_.CreateRetVoid();
+    GpuLaunch launch;
+    launch.threads = kLoopThreads;
+    launch.blocks = std::clamp<int64_t>((extent + kLoopThreads - 1) / kLoopThreads, 1, kMaxBlocks);
+    return launch;
+  }
+
+  // The reduces a row-reduction kernel computes together, or empty when the
+  // root is not a reduction over the operand's minor dimension with rows long
+  // enough to share among a block.
+  static std::vector<const Instruction*> RowReductions(const Instruction& root) {
+    std::vector<const Instruction*> reduces;
+    if (root.opcode() == Opcode::kReduce) {
+      reduces.push_back(&root);
+    } else if (root.opcode() == Opcode::kTuple) {
+      for (const Instruction* operand : root.operands()) {
+        if (operand->opcode() != Opcode::kReduce || operand->shape().IsTuple()) return {};
+        reduces.push_back(operand);
+      }
+    }
+    if (reduces.empty()) return {};
+    const Shape& first = reduces[0]->operand(0)->shape();
+    const absl::Span<const int64_t> dims = reduces[0]->dimensions();
+    for (const Instruction* r : reduces) {
+      if (r->operand(0)->shape().dims() != first.dims() ||
+          r->dimensions() != dims) {
+        return {};
+      }
+    }
+    if (first.rank() == 0) return {};
+    int64_t row = 1;
+    for (int64_t d : dims) row *= first.dim(d);
+    const int64_t outputs = first.element_count() / std::max<int64_t>(row, 1);
+    const bool minor = std::find(dims.begin(), dims.end(), first.rank() - 1) != dims.end();
+    // Over the minor dimension a block reads its row coalesced. A column
+    // reduction (minor dimension kept) reads coalesced with a thread per
+    // output, unless there are too few outputs to fill the GPU (batch norm's
+    // per-channel sums): then a block per output, strided reads and all.
+    if (row < 32 || (!minor && (outputs >= 8192 || row < 1024))) return {};
+    return reduces;
+  }
+
+  // A block per output element (grid-stride): each thread folds a strided
+  // part of the row, then warps combine with shuffles and shared memory. A
+  // thread's partial result starts from its first element, not the init
+  // value, so the result is exact for any init value; the reducer must be
+  // associative and commutative, as XLA assumes too.
+  absl::StatusOr<GpuLaunch> EmitRowReduceKernel(const std::vector<const Instruction*>& reduces) {
+    llvm::LLVMContext& ctx = b_.getContext();
+    const Shape& in = reduces[0]->operand(0)->shape();
+    const absl::Span<const int64_t> reduced = reduces[0]->dimensions();
+    std::vector<int64_t> kept_dims, kept_pos, red_dims, red_pos;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      const bool is_reduced = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
+      (is_reduced ? red_dims : kept_dims).push_back(in.dim(d));
+      (is_reduced ? red_pos : kept_pos).push_back(d);
+    }
+    const int64_t row = Product(red_dims);
+    const int64_t rows = Product(kept_dims);
+    const int64_t threads = std::min<int64_t>(256, (row + 31) / 32 * 32);
+    const int64_t warps = threads / 32;
+
+    // Accumulators: every leaf of every reduce.
+    struct Acc {
+      const Instruction* reduce;
+      int64_t leaf;
+      llvm::Type* type;
+      llvm::Value* slot;
+      llvm::GlobalVariable* shared;
+    };
+    std::vector<Acc> accs;
+    for (const Instruction* r : reduces) {
+      const int64_t n = r->operand_count() / 2;
+      for (int64_t k = 0; k < n; ++k) {
+        llvm::Type* type = emitter_.ValueType(r->operand(k)->shape().element_type());
+        llvm::Value* slot = EntryAlloca(type);
+        auto* shared = new llvm::GlobalVariable(
+            *function_->getParent(), llvm::ArrayType::get(b_.getInt64Ty(), 32), false,
+            llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(llvm::ArrayType::get(b_.getInt64Ty(), 32)),
+            absl::StrCat("partial", accs.size()), nullptr, llvm::GlobalValue::NotThreadLocal,
+            kSharedSpace);
+        accs.push_back({r, k, type, slot, shared});
+      }
+    }
+    auto* shared_valid = new llvm::GlobalVariable(
+        *function_->getParent(), llvm::ArrayType::get(b_.getInt32Ty(), 32), false,
+        llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(llvm::ArrayType::get(b_.getInt32Ty(), 32)),
+        "partial_valid", nullptr, llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+    llvm::Value* valid_slot = EntryAlloca(b_.getInt1Ty());
+
+    llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    llvm::Value* block = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+    llvm::Value* blocks = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+    llvm::Value* lane = b_.CreateAnd(tid, b_.getInt64(31));
+    llvm::Value* warp = b_.CreateLShr(tid, b_.getInt64(5));
+
+    // The operands' values of every reduce at reduced position `j` of output `o`.
+    auto values_at = [&](const IrIndex& kept, llvm::Value* j) -> absl::StatusOr<std::vector<std::vector<llvm::Value*>>> {
+      const IrIndex red = Delinearize(red_dims, j);
+      IrIndex full(in.rank());
+      for (size_t i = 0; i < kept_pos.size(); ++i) full[kept_pos[i]] = kept[i];
+      for (size_t i = 0; i < red_pos.size(); ++i) full[red_pos[i]] = red[i];
+      std::vector<std::vector<llvm::Value*>> values;
+      for (const Instruction* r : reduces) {
+        std::vector<llvm::Value*> v;
+        for (int64_t k = 0; k < r->operand_count() / 2; ++k) {
+          ASSIGN_OR_RETURN(llvm::Value * x, emitter_.OperandElement(*r, k, full));
+          v.push_back(x);
+        }
+        values.push_back(std::move(v));
+      }
+      return values;
+    };
+    // Applies each reduce's reducer to (accumulators, values).
+    auto combine = [&](const std::vector<llvm::Value*>& acc, const std::vector<llvm::Value*>& x)
+        -> absl::StatusOr<std::vector<llvm::Value*>> {
+      std::vector<llvm::Value*> out;
+      size_t a = 0;
+      for (const Instruction* r : reduces) {
+        const int64_t n = r->operand_count() / 2;
+        std::vector<llvm::Value*> args(acc.begin() + a, acc.begin() + a + n);
+        args.insert(args.end(), x.begin() + a, x.begin() + a + n);
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> result,
+                         emitter_.EmitScalarComputation(*r->to_apply(), args));
+        out.insert(out.end(), result.begin(), result.end());
+        a += n;
+      }
+      return out;
+    };
+    auto flatten = [](const std::vector<std::vector<llvm::Value*>>& v) {
+      std::vector<llvm::Value*> out;
+      for (const auto& x : v) out.insert(out.end(), x.begin(), x.end());
+      return out;
+    };
+    auto load_accs = [&] {
+      std::vector<llvm::Value*> v;
+      for (const Acc& a : accs) v.push_back(b_.CreateLoad(a.type, a.slot));
+      return v;
+    };
+    auto store_accs = [&](const std::vector<llvm::Value*>& v) {
+      for (size_t i = 0; i < accs.size(); ++i) b_.CreateStore(v[i], accs[i].slot);
+    };
+    // Folds the partial results of a warp into its lane 0.
+    auto warp_reduce = [&]() -> absl::Status {
+      for (int offset = 16; offset >= 1; offset /= 2) {
+        std::vector<llvm::Value*> acc = load_accs();
+        llvm::Value* valid = b_.CreateLoad(b_.getInt1Ty(), valid_slot);
+        std::vector<llvm::Value*> other;
+        for (llvm::Value* v : acc) other.push_back(ShuffleDown(v, offset));
+        llvm::Value* other_valid = b_.CreateTrunc(ShuffleDown(b_.CreateZExt(valid, b_.getInt32Ty()), offset), b_.getInt1Ty());
+        other_valid = b_.CreateAnd(other_valid, b_.CreateICmpULT(b_.CreateAdd(lane, b_.getInt64(offset)), b_.getInt64(32)));
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> both, combine(acc, other));
+        std::vector<llvm::Value*> next;
+        for (size_t i = 0; i < acc.size(); ++i) {
+          next.push_back(b_.CreateSelect(b_.CreateAnd(valid, other_valid), both[i],
+                                         b_.CreateSelect(other_valid, other[i], acc[i])));
+        }
+        store_accs(next);
+        b_.CreateStore(b_.CreateOr(valid, other_valid), valid_slot);
+      }
+      return absl::OkStatus();
+    };
+    // if (cond) { body } with plain stores only inside.
+    auto if_then = [&](llvm::Value* cond, const std::function<void()>& body) {
+      auto* then = llvm::BasicBlock::Create(ctx, "then", function_);
+      auto* done = llvm::BasicBlock::Create(ctx, "done", function_);
+      b_.CreateCondBr(cond, then, done);
+      b_.SetInsertPoint(then);
+      body();
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+    };
+    auto barrier = [&] { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+
+    ASSIGN_OR_RETURN(std::vector<KernelOutput> outputs,
+                     KernelOutputs(*root_, instruction_.operand_count()));
+    RETURN_IF_ERROR(emitter_.EmitLoop(
+        StridedTripCount(block, blocks, rows), "row", [&](llvm::Value* k) -> absl::Status {
+          llvm::Value* o = b_.CreateAdd(block, b_.CreateMul(k, blocks));
+          const IrIndex kept = Delinearize(kept_dims, o);
+          // The thread's first element (a clamped position when it has none).
+          llvm::Value* has_first = b_.CreateICmpSLT(tid, b_.getInt64(row));
+          llvm::Value* first = b_.CreateSelect(has_first, tid, b_.getInt64(row - 1));
+          ASSIGN_OR_RETURN(auto first_values, values_at(kept, first));
+          store_accs(flatten(first_values));
+          b_.CreateStore(has_first, valid_slot);
+          // The rest of its elements: tid + T, tid + 2T, ...
+          llvm::Value* rest = b_.CreateSelect(
+              has_first, b_.CreateUDiv(b_.CreateSub(b_.getInt64(row - 1), tid), b_.getInt64(threads)),
+              b_.getInt64(0));
+          RETURN_IF_ERROR(emitter_.EmitLoop(rest, "fold", [&](llvm::Value* i) -> absl::Status {
+            llvm::Value* j = b_.CreateAdd(tid, b_.CreateMul(b_.CreateAdd(i, b_.getInt64(1)),
+                                                            b_.getInt64(threads)));
+            ASSIGN_OR_RETURN(auto x, values_at(kept, j));
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, combine(load_accs(), flatten(x)));
+            store_accs(next);
+            return absl::OkStatus();
+          }));
+          RETURN_IF_ERROR(warp_reduce());
+          if (warps > 1) {
+            if_then(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] {
+              std::vector<llvm::Value*> acc = load_accs();
+              for (size_t i = 0; i < accs.size(); ++i) {
+                b_.CreateStore(ToBits64(acc[i]), SharedSlot(accs[i].shared, b_.getInt64Ty(), warp));
+              }
+              b_.CreateStore(b_.CreateZExt(b_.CreateLoad(b_.getInt1Ty(), valid_slot), b_.getInt32Ty()),
+                             SharedSlot(shared_valid, b_.getInt32Ty(), warp));
+            });
+            barrier();
+            // Every warp reads the partials (lanes past the warp count read
+            // none) and folds them; warp 0's result is the one stored.
+            llvm::Value* in_range = b_.CreateICmpULT(lane, b_.getInt64(warps));
+            llvm::Value* at = b_.CreateSelect(in_range, lane, b_.getInt64(0));
+            std::vector<llvm::Value*> partial;
+            for (const Acc& a : accs) {
+              partial.push_back(FromBits64(b_.CreateLoad(b_.getInt64Ty(), SharedSlot(a.shared, b_.getInt64Ty(), at)), a.type));
+            }
+            store_accs(partial);
+            llvm::Value* v = b_.CreateLoad(b_.getInt32Ty(), SharedSlot(shared_valid, b_.getInt32Ty(), at));
+            b_.CreateStore(b_.CreateAnd(in_range, b_.CreateICmpNE(v, b_.getInt32(0))), valid_slot);
+            RETURN_IF_ERROR(warp_reduce());
+          }
+          // result = reducer(init, partial) where any element was folded.
+          std::vector<llvm::Value*> inits;
+          for (const Instruction* r : reduces) {
+            const int64_t n = r->operand_count() / 2;
+            for (int64_t i = 0; i < n; ++i) {
+              ASSIGN_OR_RETURN(llvm::Value * init, emitter_.OperandElement(*r, n + i, IrIndex{}));
+              inits.push_back(init);
+            }
+          }
+          std::vector<llvm::Value*> acc = load_accs();
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> with_init, combine(inits, acc));
+          llvm::Value* valid = b_.CreateLoad(b_.getInt1Ty(), valid_slot);
+          std::vector<llvm::Value*> result;
+          for (size_t i = 0; i < acc.size(); ++i) {
+            result.push_back(b_.CreateSelect(valid, with_init[i], inits[i]));
+          }
+          absl::Status stored = absl::OkStatus();
+          if_then(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] {
+            for (const KernelOutput& out : outputs) {
+              size_t a = 0;
+              while (a < accs.size() && !(accs[a].reduce == out.producer && accs[a].leaf == out.leaf)) ++a;
+              if (a == accs.size()) {
+                stored = absl::InternalError("row reduction output without accumulator");
+                return;
+              }
+              stored.Update(Store(out, result[a], o));
+            }
+          });
+          RETURN_IF_ERROR(stored);
+          if (warps > 1) barrier();  // the next row reuses the shared partials
+          return absl::OkStatus();
+        }));
+    b_.CreateRetVoid();
+    GpuLaunch launch;
+    launch.threads = threads;
+    launch.blocks = std::clamp<int64_t>(rows, 1, kMaxBlocks);
+    return launch;
+  }
+
+ private:
+  llvm::Value* Sreg(llvm::Intrinsic::ID id) {
+    return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty());
+  }
+
+  llvm::Value* EntryAlloca(llvm::Type* type) {
+    llvm::IRBuilder<> entry(entry_, entry_->begin());
+    return entry.CreateAlloca(type);
+  }
+
+  // Iterations of `first + k * stride < count` for k = 0, 1, ...
+  llvm::Value* StridedTripCount(llvm::Value* first, llvm::Value* stride, int64_t count) {
+    llvm::Value* left = b_.CreateSub(b_.getInt64(count), first);
+    llvm::Value* trips =
+        b_.CreateUDiv(b_.CreateAdd(left, b_.CreateSub(stride, b_.getInt64(1))), stride);
+    return b_.CreateSelect(b_.CreateICmpSLT(first, b_.getInt64(count)), trips, b_.getInt64(0));
+  }
+
+  llvm::Value* Linearize(absl::Span<const int64_t> dims, const IrIndex& index) {
+    llvm::Value* linear = b_.getInt64(0);
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == 1) continue;
+      linear = b_.CreateAdd(b_.CreateMul(linear, b_.getInt64(dims[d]), "", true, true), index[d],
+                            "", true, true);
+    }
+    return linear;
+  }
+
+  IrIndex Delinearize(absl::Span<const int64_t> dims, llvm::Value* linear) {
+    IrIndex index(dims.size());
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (d == 0) {
+        index[d] = linear;
+      } else if (dims[d] == 1) {
+        index[d] = b_.getInt64(0);
+      } else {
+        index[d] = b_.CreateURem(linear, b_.getInt64(dims[d]));
+        linear = b_.CreateUDiv(linear, b_.getInt64(dims[d]));
+      }
+    }
+    return index;
+  }
+
+  absl::Status Store(const KernelOutput& out, llvm::Value* value, llvm::Value* linear) {
+    const PrimitiveType type = out.shape.element_type();
+    llvm::Type* storage = emitter_.StorageType(type);
+    b_.CreateStore(emitter_.ToStorage(type, value),
+                   b_.CreateInBoundsGEP(storage, function_->getArg(out.buffer), linear));
+    return absl::OkStatus();
+  }
+
+  // A value's bits in 32 (or 64) bits, and back, for shuffles and shared memory.
+  llvm::Value* ToBits64(llvm::Value* v) {
+    llvm::Type* t = v->getType();
+    if (t->isFloatTy()) return b_.CreateZExt(b_.CreateBitCast(v, b_.getInt32Ty()), b_.getInt64Ty());
+    if (t->isDoubleTy()) return b_.CreateBitCast(v, b_.getInt64Ty());
+    return b_.CreateZExtOrTrunc(v, b_.getInt64Ty());
+  }
+  llvm::Value* FromBits64(llvm::Value* bits, llvm::Type* t) {
+    if (t->isFloatTy()) return b_.CreateBitCast(b_.CreateTrunc(bits, b_.getInt32Ty()), t);
+    if (t->isDoubleTy()) return b_.CreateBitCast(bits, t);
+    return b_.CreateZExtOrTrunc(bits, t);
+  }
+  llvm::Value* Shuffle32(llvm::Value* v32, int offset) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
+                              {b_.getInt32(0xffffffffu), v32, b_.getInt32(offset), b_.getInt32(31)});
+  }
+  llvm::Value* ShuffleDown(llvm::Value* v, int offset) {
+    llvm::Type* t = v->getType();
+    const unsigned bits = t->getPrimitiveSizeInBits().getFixedValue();
+    if (bits <= 32) {
+      llvm::Value* word = t->isFloatTy() ? b_.CreateBitCast(v, b_.getInt32Ty())
+                                         : b_.CreateZExtOrTrunc(v, b_.getInt32Ty());
+      llvm::Value* got = Shuffle32(word, offset);
+      return t->isFloatTy() ? b_.CreateBitCast(got, t) : b_.CreateZExtOrTrunc(got, t);
+    }
+    llvm::Value* wide = ToBits64(v);
+    llvm::Value* lo = Shuffle32(b_.CreateTrunc(wide, b_.getInt32Ty()), offset);
+    llvm::Value* hi = Shuffle32(b_.CreateTrunc(b_.CreateLShr(wide, 32), b_.getInt32Ty()), offset);
+    llvm::Value* joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()),
+                                      b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
+    return FromBits64(joined, t);
+  }
+  llvm::Value* SharedSlot(llvm::GlobalVariable* array, llvm::Type* element, llvm::Value* i) {
+    return b_.CreateInBoundsGEP(array->getValueType(), array, {b_.getInt64(0), i});
+    (void)element;
+  }
+
+  const Instruction& instruction_;
+  llvm::IRBuilder<> b_;
+  NvptxElementalEmitter emitter_;
+  llvm::Function* function_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  const Instruction* root_ = nullptr;
+  int64_t buffer_count_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<GpuKernelIr> EmitGpuKernelInto(const Instruction& instruction,
+                                              const std::string& name, llvm::Module* module) {
+  if (!CanCompileKernel(instruction)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "not supported: ", std::string(OpcodeName(instruction.opcode())), " (", instruction.name(),
+        ") is not a GPU kernel"));
+  }
+  for (const Instruction* operand : instruction.operands()) {
+    if (!operand->shape().IsArray()) {
+      return absl::UnimplementedError(absl::StrCat("not supported: tuple operand of `",
+                                                   instruction.name(), "` in a GPU kernel"));
+    }
+  }
+  GpuKernelIr kernel;
+  kernel.name = name;
+  KernelBuilder builder(instruction, name, module);
+  kernel.buffer_count = builder.buffer_count();
+  const std::vector<const Instruction*> rows = KernelBuilder::RowReductions(*builder.root());
+  if (!rows.empty()) {
+    kernel.kind = "row-reduce";
+    ASSIGN_OR_RETURN(kernel.launch, builder.EmitRowReduceKernel(rows));
+  } else {
+    kernel.kind = "loop";
+    ASSIGN_OR_RETURN(kernel.launch, builder.EmitLoopKernel());
+  }
+  return kernel;
+}
+
+absl::StatusOr<GpuKernelIr> EmitGpuKernelIr(const Instruction& instruction,
+                                            const std::string& name) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(name, *context);
+  ASSIGN_OR_RETURN(GpuKernelIr kernel, EmitGpuKernelInto(instruction, name, module.get()));
+  kernel.context = std::move(context);
+  kernel.module = std::move(module);
+  return kernel;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,52 @@
+#include "backend/gpu_runtime.h"
+
+#ifdef HLOGYM_HAVE_CUDA
+
+#include <chrono>
+
+#include "core/base/status_macros.h"
+#include "core/eval/formula_inputs.h"
+#include "core/ir/fingerprint.h"
+
+namespace hlogym {
+
+absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(MeasurementOptions options) {
+  ASSIGN_OR_RETURN(GpuContext * gpu, GpuContext::Get());
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelCompiler> host, CpuKernelCompiler::Create());
+  return std::unique_ptr<GpuRuntime>(new GpuRuntime(*gpu, std::move(host), options));
+}
+
+absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& module) {
+  GpuRuntimeReport report;
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> executable,
+                   GpuExecutable::Compile(module, *kernels_, *host_));
+  report.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.stats = executable->stats();
+  RETURN_IF_ERROR(executable->SetArguments(FormulaInputs(module)));
+  ASSIGN_OR_RETURN(report.measurement,
+                   MeasureTimedRuns([&] { return executable->ExecuteTimed(); }, options_,
+                                    DeviceTimingMutex("gpu:0")));
+  return report;
+}
+
+absl::StatusOr<Measurement> GpuRuntime::Measure(const Module& module) {
+  const uint64_t fingerprint = Fingerprint(module);
+  if (std::optional<absl::StatusOr<Measurement>> cached = cache_.Lookup(fingerprint)) {
+    return *std::move(cached);
+  }
+  absl::StatusOr<GpuRuntimeReport> report = MeasureUncached(module);
+  if (!report.ok()) {
+    const absl::StatusCode code = report.status().code();
+    if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kInvalidArgument) {
+      return report.status();
+    }
+    return cache_.Insert(fingerprint, report.status());
+  }
+  return cache_.Insert(fingerprint, report->measurement);
+}
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_HAVE_CUDA
