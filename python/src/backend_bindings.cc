@@ -1,16 +1,213 @@
-// Python bindings of the backend: the analytical cost model.
+// Python bindings of the backend: the analytical cost model, compiled
+// executables on the CPU and GPU targets (hlogym.compile), and PTX.
+#include <memory>
+#include <optional>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "backend/cost_model.h"
+#include "backend/cpu_runtime.h"
+#include "backend/nvptx_compiler.h"
+#include "core/eval/formula_inputs.h"
 #include "python/src/bindings.h"
+#include "python/src/numpy_literals.h"
 #include "python/src/status.h"
+#ifdef HLOGYM_HAVE_CUDA
+#include "backend/gpu_runtime.h"
+#endif
 
 namespace py = pybind11;
 
 namespace hlogym {
+namespace {
+
+// A module compiled for one target, with a copy of the module (executables
+// refer to it) and the runtime whose caches its kernels live in.
+class Compiled {
+ public:
+  virtual ~Compiled() = default;
+  virtual absl::StatusOr<std::vector<Literal>> Run(const std::vector<Literal>& arguments) = 0;
+  virtual absl::StatusOr<Measurement> Measure() = 0;
+  virtual py::dict Stats() const = 0;
+  const Module& module() const { return *module_; }
+
+ protected:
+  std::unique_ptr<Module> module_;
+};
+
+CpuRuntime& SharedCpuRuntime() {
+  static CpuRuntime* runtime = [] {
+    absl::StatusOr<std::unique_ptr<CpuRuntime>> r = CpuRuntime::Create();
+    if (!r.ok()) ThrowStatus(r.status());
+    return r->release();
+  }();
+  return *runtime;
+}
+
+class CompiledCpu : public Compiled {
+ public:
+  static std::unique_ptr<Compiled> Make(const Module& module) {
+    auto c = std::make_unique<CompiledCpu>();
+    c->module_ = module.Clone();
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> e =
+        CpuExecutable::Compile(*c->module_, SharedCpuRuntime().compiler());
+    if (!e.ok()) ThrowStatus(e.status());
+    c->executable_ = *std::move(e);
+    return c;
+  }
+  absl::StatusOr<std::vector<Literal>> Run(const std::vector<Literal>& arguments) override {
+    return executable_->Run(arguments);
+  }
+  absl::StatusOr<Measurement> Measure() override {
+    absl::StatusOr<CpuRuntimeReport> report = SharedCpuRuntime().MeasureUncached(*module_);
+    if (!report.ok()) return report.status();
+    return report->measurement;
+  }
+  py::dict Stats() const override {
+    const CpuExecutableStats& s = executable_->stats();
+    py::dict d;
+    d["backend"] = "cpu";
+    d["kernels"] = s.kernel_count;
+    d["llvm_kernels"] = s.jit_kernel_count;
+    d["blas_ops"] = s.blas_op_count;
+    d["interpreter_ops"] = s.interpreter_op_count;
+    d["arena_bytes"] = s.arena_bytes;
+    return d;
+  }
+
+ private:
+  std::unique_ptr<CpuExecutable> executable_;
+};
+
+#ifdef HLOGYM_HAVE_CUDA
+GpuRuntime& SharedGpuRuntime() {
+  static GpuRuntime* runtime = [] {
+    absl::StatusOr<std::unique_ptr<GpuRuntime>> r = GpuRuntime::Create();
+    if (!r.ok()) ThrowStatus(r.status());
+    return r->release();
+  }();
+  return *runtime;
+}
+
+class CompiledGpu : public Compiled {
+ public:
+  static std::unique_ptr<Compiled> Make(const Module& module) {
+    auto c = std::make_unique<CompiledGpu>();
+    c->module_ = module.Clone();
+    GpuRuntime& runtime = SharedGpuRuntime();
+    absl::StatusOr<std::unique_ptr<GpuExecutable>> e =
+        GpuExecutable::Compile(*c->module_, runtime.kernels(), runtime.host_compiler());
+    if (!e.ok()) ThrowStatus(e.status());
+    c->executable_ = *std::move(e);
+    return c;
+  }
+  absl::StatusOr<std::vector<Literal>> Run(const std::vector<Literal>& arguments) override {
+    return executable_->Run(arguments);
+  }
+  absl::StatusOr<Measurement> Measure() override {
+    absl::StatusOr<GpuRuntimeReport> report = SharedGpuRuntime().MeasureUncached(*module_);
+    if (!report.ok()) return report.status();
+    return report->measurement;
+  }
+  py::dict Stats() const override {
+    const GpuExecutableStats& s = executable_->stats();
+    py::dict d;
+    d["backend"] = "gpu";
+    d["kernels"] = s.kernel_count;
+    d["gpu_kernels"] = s.gpu_kernel_count;
+    d["cublas_ops"] = s.cublas_count;
+    d["host_ops"] = s.host_op_count;
+    d["first_host_op"] = s.first_host_op;
+    d["arena_bytes"] = s.arena_bytes;
+    return d;
+  }
+
+ private:
+  std::unique_ptr<GpuExecutable> executable_;
+};
+#endif
+
+}  // namespace
 
 void RegisterBackend(py::module_& m) {
+  py::class_<Compiled>(m, "Executable",
+                       "A module compiled for the CPU or GPU target (hlogym.compile).")
+      .def(
+          "run",
+          [](Compiled& self, std::optional<py::list> inputs) {
+            const Computation* entry = self.module().entry();
+            std::vector<Literal> arguments;
+            if (!inputs) {
+              arguments = FormulaInputs(self.module());
+            } else {
+              if (static_cast<int64_t>(inputs->size()) != entry->parameter_count()) {
+                throw py::value_error("expected " + std::to_string(entry->parameter_count()) +
+                                      " inputs, got " + std::to_string(inputs->size()));
+              }
+              for (int64_t p = 0; p < entry->parameter_count(); ++p) {
+                arguments.push_back(FromNumpy((*inputs)[p], entry->parameter(p)->shape(), p));
+              }
+            }
+            absl::StatusOr<std::vector<Literal>> leaves;
+            {
+              py::gil_scoped_release release;
+              leaves = self.Run(arguments);
+            }
+            if (!leaves.ok()) ThrowStatus(leaves.status());
+            return Outputs(*leaves);
+          },
+          py::arg("inputs") = py::none(),
+          "Runs on `inputs` (None: the formula inputs); returns the flattened outputs.")
+      .def(
+          "measure",
+          [](Compiled& self) {
+            absl::StatusOr<Measurement> m;
+            {
+              py::gil_scoped_release release;
+              m = self.Measure();
+            }
+            if (!m.ok()) ThrowStatus(m.status());
+            py::dict d;
+            d["median_s"] = m->median_seconds;
+            d["min_s"] = m->min_seconds;
+            d["spread"] = m->spread;
+            d["runs"] = m->runs;
+            d["converged"] = m->converged;
+            return d;
+          },
+          "Times runs on the formula inputs: {median_s, min_s, spread, runs, converged}.")
+      .def_property_readonly("stats", &Compiled::Stats, "What the executable is made of.");
+
+  m.def(
+      "compile",
+      [](const Module& module, const std::string& backend) -> std::unique_ptr<Compiled> {
+        if (backend == "cpu") return CompiledCpu::Make(module);
+        if (backend == "gpu") {
+#ifdef HLOGYM_HAVE_CUDA
+          return CompiledGpu::Make(module);
+#else
+          throw NotSupported("not supported: this hlogym was built without CUDA; use backend='cpu'");
+#endif
+        }
+        throw py::value_error("unknown backend '" + backend + "': use 'cpu' or 'gpu'");
+      },
+      py::arg("module"), py::arg("backend") = "cpu",
+      "Compiles a module for 'cpu' (LLVM ORC JIT) or 'gpu' (NVPTX + cuBLAS).");
+  m.def(
+      "emit_ptx",
+      [](const Module& module) {
+        absl::StatusOr<std::string> ptx;
+        {
+          py::gil_scoped_release release;
+          ptx = EmitModulePtx(module);
+        }
+        if (!ptx.ok()) ThrowStatus(ptx.status());
+        return *ptx;
+      },
+      py::arg("module"),
+      "The module's GPU kernels as one PTX module for sm_90 (needs no GPU).");
+
   m.def(
       "estimate",
       [](const Module& module, const std::string& device) {

@@ -1,0 +1,76 @@
+"""hlogym.compile on the CPU and GPU targets, and hlogym.emit_ptx."""
+import numpy as np
+import pytest
+
+import hlogym
+
+TANH = """HloModule m
+ENTRY e {
+  x = f32[4,3] parameter(0)
+  ROOT y = f32[4,3] tanh(x)
+}"""
+
+
+def _close(outputs, expected):
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        if np.issubdtype(want.dtype, np.floating):
+            scale = max(1.0, float(np.nanmax(np.abs(want))) if want.size else 1.0)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * scale)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def test_cpu_executable_matches_the_interpreter(corpus_small):
+    for path in corpus_small[:6]:
+        module = hlogym.HloModule.from_file(str(path))
+        executable = hlogym.compile(module, backend="cpu")
+        _close(executable.run(), hlogym.evaluate(module))
+        assert executable.stats["backend"] == "cpu"
+
+
+def test_run_takes_inputs_and_checks_their_count():
+    module = hlogym.HloModule.from_text(TANH)
+    executable = hlogym.compile(module)
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_allclose(executable.run([x])[0], np.tanh(x), rtol=1e-6)
+    with pytest.raises(ValueError, match="expected 1 inputs, got 2"):
+        executable.run([x, x])
+
+
+def test_measure_reports_a_positive_median():
+    m = hlogym.compile(hlogym.HloModule.from_text(TANH)).measure()
+    assert m["median_s"] > 0 and m["min_s"] <= m["median_s"] and m["runs"] >= 1
+
+
+def test_unknown_backend_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown backend 'tpu': use 'cpu' or 'gpu'"):
+        hlogym.compile(hlogym.HloModule.from_text(TANH), backend="tpu")
+
+
+def test_emit_ptx_has_one_entry_per_kernel_without_a_gpu(softmax_path):
+    ptx = hlogym.emit_ptx(hlogym.HloModule.from_file(str(softmax_path)))
+    assert ".target sm_90" in ptx
+    kernels = ptx.count("// hlogym_kernel_")
+    assert kernels > 0 and ptx.count(".visible .entry") == kernels
+
+
+def test_gpu_backend_without_a_gpu_says_so():
+    try:
+        has_gpu = hlogym.cuda_device_count() > 0
+    except RuntimeError:
+        has_gpu = False
+    if has_gpu:
+        pytest.skip("a GPU is present")
+    with pytest.raises(RuntimeError, match="cpu"):
+        hlogym.compile(hlogym.HloModule.from_text(TANH), backend="gpu")
+
+
+@pytest.mark.gpu
+def test_gpu_executable_matches_the_interpreter_on_every_small_twin(corpus_small):
+    for path in corpus_small:
+        module = hlogym.HloModule.from_file(str(path))
+        executable = hlogym.compile(module, backend="gpu")
+        _close(executable.run(), hlogym.evaluate(module))
+        assert executable.measure()["median_s"] > 0
