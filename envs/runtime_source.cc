@@ -14,6 +14,13 @@ absl::StatusOr<double> CpuMeasuredSource::Runtime(const Module& module) {
   return m.median_seconds;
 }
 
+#ifdef HLOGYM_HAVE_CUDA
+absl::StatusOr<double> GpuMeasuredSource::Runtime(const Module& module) {
+  ASSIGN_OR_RETURN(Measurement m, runtime_->Measure(module));
+  return m.median_seconds;
+}
+#endif
+
 absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec) {
   if (spec == "cost") return std::make_shared<CostModelSource>(H100Device());
   if (spec.substr(0, 5) == "cost:") {
@@ -25,12 +32,17 @@ absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_vie
     return std::make_shared<CpuMeasuredSource>(std::move(runtime));
   }
   if (spec == "gpu") {
-    return absl::UnimplementedError(absl::StrCat(
-        "not supported: reward source `gpu` (the GPU backend is not built yet; use `cpu`, "
-        "`cost`, `cost:h100` or `cost:cpu`)"));
+#ifdef HLOGYM_HAVE_CUDA
+    ASSIGN_OR_RETURN(std::unique_ptr<GpuRuntime> runtime, GpuRuntime::Create());
+    return std::make_shared<GpuMeasuredSource>(std::move(runtime));
+#else
+    return absl::UnimplementedError(
+        "not supported: reward source `gpu` (this hlogym was built without CUDA; use `cpu`, "
+        "`cost`, `cost:h100` or `cost:cpu`)");
+#endif
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "unknown reward source `", std::string(spec), "`; known: cost, cost:h100, cost:cpu, cpu"));
+      "unknown reward source `", std::string(spec), "`; known: cost, cost:h100, cost:cpu, cpu, gpu"));
 }
 
 }  // namespace hlogym

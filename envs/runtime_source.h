@@ -8,6 +8,9 @@
 #include "absl/status/statusor.h"
 #include "backend/cost_model.h"
 #include "backend/cpu_runtime.h"
+#ifdef HLOGYM_HAVE_CUDA
+#include "backend/gpu_runtime.h"
+#endif
 #include "core/ir/module.h"
 
 namespace hlogym {
@@ -51,9 +54,24 @@ class CpuMeasuredSource : public RuntimeSource {
   std::unique_ptr<CpuRuntime> runtime_;
 };
 
-// "cost" (the H100 cost model), "cost:h100", "cost:cpu", or "cpu" (measured
-// on this CPU). "gpu" arrives with the GPU backend; asking for it now is an
-// error.
+#ifdef HLOGYM_HAVE_CUDA
+// Runtimes measured on the GPU: the module compiled by the GPU backend and
+// timed with CUDA events on its formula inputs (cached by fingerprint).
+class GpuMeasuredSource : public RuntimeSource {
+ public:
+  explicit GpuMeasuredSource(std::unique_ptr<GpuRuntime> runtime) : runtime_(std::move(runtime)) {}
+  std::string name() const override { return "gpu"; }
+  absl::StatusOr<double> Runtime(const Module& module) override;
+  bool deterministic() const override { return false; }
+
+ private:
+  std::unique_ptr<GpuRuntime> runtime_;
+};
+#endif
+
+// "cost" (the H100 cost model), "cost:h100", "cost:cpu", "cpu" (measured on
+// this CPU) or "gpu" (measured on GPU 0; an error naming why where there is
+// no CUDA build, driver or GPU).
 absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec);
 
 }  // namespace hlogym

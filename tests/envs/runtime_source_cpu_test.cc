@@ -36,7 +36,13 @@ TEST(RuntimeSourceCpuTest, CostSourcesStayAndUnknownOnesListTheChoices) {
   EXPECT_EQ((*MakeRuntimeSource("cost"))->name(), "cost:h100");
   EXPECT_TRUE((*MakeRuntimeSource("cost:cpu"))->deterministic());
   EXPECT_EQ(MakeRuntimeSource("tpu").status().message(),
-            "unknown reward source `tpu`; known: cost, cost:h100, cost:cpu, cpu");
+            "unknown reward source `tpu`; known: cost, cost:h100, cost:cpu, cpu, gpu");
+}
+
+TEST(RuntimeSourceCpuTest, GpuSourceWhereThereIsNoGpuSaysWhyAndSuggestsCpu) {
+  absl::StatusOr<std::shared_ptr<RuntimeSource>> gpu = MakeRuntimeSource("gpu");
+  if (gpu.ok()) GTEST_SKIP() << "a GPU is present";
+  EXPECT_NE(gpu.status().message().find("cpu"), std::string::npos) << gpu.status();
 }
 
 }  // namespace
