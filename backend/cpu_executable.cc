@@ -107,6 +107,13 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
 
   ++stats_.kernel_count;
   ++stats_.total_kernel_count;
+  // On the CPU im2col + GEMM beats the elemental convolution by far.
+  if (op == Opcode::kConvolution) {
+    if ((step->host = MakeIm2colConvolution(inst)) != nullptr) {
+      ++stats_.blas_op_count;
+      return step;
+    }
+  }
   bool array_operands = inst.shape().IsArray() || inst.shape().IsTuple();
   for (const Instruction* operand : inst.operands()) array_operands &= operand->shape().IsArray();
   if (array_operands && CpuKernelCompiler::CanCompile(inst)) {

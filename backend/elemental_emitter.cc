@@ -50,7 +50,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
     // The rest.
     case Opcode::kConstant: case Opcode::kParameter: case Opcode::kReduce:
-    case Opcode::kReduceWindow:
+    case Opcode::kReduceWindow: case Opcode::kConvolution:
     case Opcode::kTuple: case Opcode::kGetTupleElement:
       return true;
     default:
@@ -103,6 +103,14 @@ absl::Status CheckInstruction(const Instruction& instruction,
   }
   if (instruction.opcode() == Opcode::kReduce || instruction.opcode() == Opcode::kReduceWindow) {
     RETURN_IF_ERROR(CheckComputation(*instruction.to_apply(), seen));
+  }
+  if (instruction.opcode() == Opcode::kConvolution) {
+    if (!instruction.has_attrs<ConvolutionAttrs>() || instruction.operand_count() != 2 ||
+        !IsFloat(instruction.shape().element_type()) ||
+        !IsFloat(instruction.operand(0)->shape().element_type()) ||
+        !IsFloat(instruction.operand(1)->shape().element_type())) {
+      return NotSupported(instruction, " of non-float types");
+    }
   }
   return absl::OkStatus();
 }
@@ -291,6 +299,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitUncached(
     }
     case Opcode::kReduce: return EmitReduce(instruction, index);
     case Opcode::kReduceWindow: return EmitReduceWindow(instruction, index);
+    case Opcode::kConvolution: return EmitConvolution(instruction, index);
     case Opcode::kTuple: {
       std::vector<llvm::Value*> values;
       for (int64_t i = 0; i < instruction.operand_count(); ++i) {

@@ -148,6 +148,9 @@ class ElementalEmitter {
                                                        const IrIndex& index);
   absl::StatusOr<std::vector<llvm::Value*>> EmitReduceWindow(const Instruction& reduce_window,
                                                              const IrIndex& index);
+  // elemental_convolution.cc (float types)
+  absl::StatusOr<std::vector<llvm::Value*>> EmitConvolution(const Instruction& convolution,
+                                                            const IrIndex& index);
  public:
   // Runs a scalar computation (a reducer) on `args` in value types.
   absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(

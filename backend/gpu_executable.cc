@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "backend/cpu_executable.h"
 #include "backend/cublas_library.h"
+#include "backend/gpu_control_flow.h"
 #include "backend/host_ops.h"
 #include "backend/host_ops_util.h"
 #include "backend/kernel_plan.h"
@@ -124,7 +125,7 @@ struct HostBuffer {
 }  // namespace
 
 struct GpuExecutable::Step {
-  enum class Kind { kKernel, kGemm, kHost } kind = Kind::kKernel;
+  enum class Kind { kKernel, kGemm, kHost, kControlFlow } kind = Kind::kKernel;
   const Instruction* instruction = nullptr;
   std::vector<int64_t> buffers;  // operand leaves, then result leaves
   // kKernel
@@ -133,6 +134,9 @@ struct GpuExecutable::Step {
   std::vector<void*> arg_pointers;
   // kGemm
   GemmPlan gemm;
+  // kControlFlow
+  std::unique_ptr<GpuControlFlow> control;
+  std::vector<CUdeviceptr> operand_pointers, result_pointers;
   // kHost: staging copies of every buffer, 64-byte aligned.
   std::unique_ptr<HostOp> host;
   std::vector<HostBuffer> staged;
@@ -159,9 +163,14 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Compile(const Modu
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no entry computation");
   }
+  return CompileComputation(*module.entry(), kernels, host);
+}
+
+absl::StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::CompileComputation(
+    const Computation& computation, GpuKernelCache& kernels, CpuKernelCompiler& host) {
   ASSIGN_OR_RETURN(GpuContext * gpu, GpuContext::Get());
   std::unique_ptr<GpuExecutable> executable(new GpuExecutable(*gpu));
-  RETURN_IF_ERROR(executable->Build(*module.entry(), kernels, host));
+  RETURN_IF_ERROR(executable->Build(computation, kernels, host));
   return executable;
 }
 
@@ -174,13 +183,27 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
   }
   step->operand_leaves = static_cast<int64_t>(step->buffers.size());
   for (int64_t id : assignment_.leaves(&inst)) step->buffers.push_back(id);
-  ++stats_.kernel_count;
-
   const Opcode op = inst.opcode();
+  if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) {
+    ++stats_.control_flow_count;
+    step->kind = Step::Kind::kControlFlow;
+    ASSIGN_OR_RETURN(step->control, GpuControlFlow::Make(inst, kernels, host));
+    for (int64_t i = 0; i < static_cast<int64_t>(step->buffers.size()); ++i) {
+      (i < step->operand_leaves ? step->operand_pointers : step->result_pointers)
+          .push_back(slots_[step->buffers[i]]);
+    }
+    for (const GpuExecutable* called : step->control->called()) {
+      stats_.total_gpu_kernel_count += called->stats().total_gpu_kernel_count;
+      stats_.total_host_op_count += called->stats().total_host_op_count;
+      if (stats_.first_host_op.empty()) stats_.first_host_op = called->stats().first_host_op;
+    }
+    return step;
+  }
+  ++stats_.kernel_count;
   std::string why_host;
   bool arrays = inst.shape().IsArray() || inst.shape().IsTuple();
   for (const Instruction* operand : inst.operands()) arrays &= operand->shape().IsArray();
-  if (arrays && CanCompileKernel(inst)) {
+  if ((arrays && CanCompileKernel(inst)) || IsGpuScan(inst)) {
     absl::StatusOr<std::shared_ptr<const LoadedGpuKernel>> kernel = kernels.Get(inst);
     if (kernel.ok()) {
       step->kind = Step::Kind::kKernel;
@@ -188,6 +211,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
       for (int64_t id : step->buffers) step->args.push_back(slots_[id]);
       for (CUdeviceptr& a : step->args) step->arg_pointers.push_back(&a);
       ++stats_.gpu_kernel_count;
+      ++stats_.total_gpu_kernel_count;
       return step;
     }
     why_host = std::string(kernel.status().message());
@@ -205,9 +229,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
   }
   // On the host, through the CPU backend's ops.
   step->kind = Step::Kind::kHost;
-  if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) {
-    ASSIGN_OR_RETURN(step->host, MakeControlFlowOp(inst, host));
-  } else if (op == Opcode::kConvolution) {
+  if (op == Opcode::kConvolution) {
     step->host = MakeIm2colConvolution(inst);
   } else if (op == Opcode::kDot) {
     step->host = MakeBlasDot(inst);
@@ -227,6 +249,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
     step->host_pointers.push_back(h.host);
   }
   ++stats_.host_op_count;
+  ++stats_.total_host_op_count;
   if (stats_.first_host_op.empty()) {
     stats_.first_host_op = absl::StrCat(std::string(OpcodeName(op)), " (", inst.name(), ")",
                                         why_host.empty() ? "" : ": ", why_host);
@@ -292,6 +315,11 @@ absl::Status GpuExecutable::Build(const Computation& computation, GpuKernelCache
   const absl::Span<const int64_t> root = assignment_.leaves(computation.root());
   output_buffers_.assign(root.begin(), root.end());
   output_shapes_ = FlattenLeafShapes(computation.root()->shape());
+  for (int64_t id : output_buffers_) output_pointers_.push_back(slots_[id]);
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    parameter_pointers_.push_back(parameters_[i].get());
+    parameter_bytes_.push_back(LeafBytes(parameter_shapes_[i]));
+  }
   return absl::OkStatus();
 }
 
@@ -355,13 +383,20 @@ absl::Status GpuExecutable::RunStep(Step& step) {
       // The staging buffers are reused by the next run.
       return d.Check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
     }
+    case Step::Kind::kControlFlow:
+      return step.control->Run(step.operand_pointers, step.result_pointers);
   }
   return absl::InternalError("unknown step kind");
 }
 
-absl::Status GpuExecutable::Execute() {
+absl::Status GpuExecutable::Enqueue() {
   RETURN_IF_ERROR(gpu_.MakeCurrent());
   for (const std::unique_ptr<Step>& step : steps_) RETURN_IF_ERROR(RunStep(*step));
+  return absl::OkStatus();
+}
+
+absl::Status GpuExecutable::Execute() {
+  RETURN_IF_ERROR(Enqueue());
   return gpu_.driver().Check(gpu_.driver().cuStreamSynchronize(gpu_.stream()),
                              "running the executable");
 }
@@ -370,7 +405,7 @@ absl::StatusOr<double> GpuExecutable::ExecuteTimed() {
   RETURN_IF_ERROR(gpu_.MakeCurrent());
   const CudaDriver& d = gpu_.driver();
   RETURN_IF_ERROR(d.Check(d.cuEventRecord(start_, gpu_.stream()), "cuEventRecord"));
-  for (const std::unique_ptr<Step>& step : steps_) RETURN_IF_ERROR(RunStep(*step));
+  RETURN_IF_ERROR(Enqueue());
   RETURN_IF_ERROR(d.Check(d.cuEventRecord(stop_, gpu_.stream()), "cuEventRecord"));
   RETURN_IF_ERROR(d.Check(d.cuEventSynchronize(stop_), "running the executable"));
   float ms = 0;

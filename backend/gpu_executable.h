@@ -28,7 +28,11 @@ struct GpuExecutableStats {
   int64_t gpu_kernel_count = 0;
   int64_t cublas_count = 0;
   int64_t host_op_count = 0;  // run on the host: operands copied over and back
+  int64_t control_flow_count = 0;  // while, conditional, call (driven by the host)
   std::string first_host_op;  // the first such instruction and why
+  // Over called computations' executables too (loop bodies, branches).
+  int64_t total_gpu_kernel_count = 0;
+  int64_t total_host_op_count = 0;
   int64_t arena_bytes = 0;    // temporaries on the device
   int64_t parameter_bytes = 0;
   int64_t constant_bytes = 0;
@@ -42,6 +46,9 @@ class GpuExecutable {
   static absl::StatusOr<std::unique_ptr<GpuExecutable>> Compile(const Module& module,
                                                                 GpuKernelCache& kernels,
                                                                 CpuKernelCompiler& host);
+  // Compiles one computation (a while body, a branch, ...).
+  static absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileComputation(
+      const Computation& computation, GpuKernelCache& kernels, CpuKernelCompiler& host);
   ~GpuExecutable();
   GpuExecutable(const GpuExecutable&) = delete;
   GpuExecutable& operator=(const GpuExecutable&) = delete;
@@ -59,6 +66,18 @@ class GpuExecutable {
   absl::StatusOr<std::vector<Literal>> Run(absl::Span<const Literal> arguments);
 
   const GpuExecutableStats& stats() const { return stats_; }
+  const GpuContext& gpu() const { return gpu_; }
+
+  // For callers that drive executables on the device (control flow): the
+  // parameter leaves' buffers (write arguments there), the results' buffers
+  // after Enqueue, and Enqueue itself (every step on the stream, no final
+  // wait).
+  absl::Span<const CUdeviceptr> parameter_leaves() const { return parameter_pointers_; }
+  absl::Span<const int64_t> parameter_leaf_bytes() const { return parameter_bytes_; }
+  absl::Span<const CUdeviceptr> output_leaves() const { return output_pointers_; }
+  int64_t output_leaf_count() const { return static_cast<int64_t>(output_shapes_.size()); }
+  const Shape& output_leaf_shape(int64_t i) const { return output_shapes_[i]; }
+  absl::Status Enqueue();
 
  private:
   struct Step;
@@ -74,6 +93,8 @@ class GpuExecutable {
   std::vector<CUdeviceptr> slots_;  // buffer id -> device address
   std::vector<int64_t> parameter_buffers_, output_buffers_;
   std::vector<Shape> parameter_shapes_, output_shapes_;
+  std::vector<CUdeviceptr> parameter_pointers_, output_pointers_;
+  std::vector<int64_t> parameter_bytes_;
   DeviceBuffer arena_;
   std::vector<DeviceBuffer> parameters_, constants_;
   std::vector<std::unique_ptr<Step>> steps_;

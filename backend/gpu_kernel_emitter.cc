@@ -397,6 +397,98 @@ class KernelBuilder {
     return launch;
   }
 
+  // A thread per slice position (grid-stride) walks the scan dimension,
+  // evaluating the elementwise body at its position with the carries in
+  // registers.
+  absl::StatusOr<GpuLaunch> EmitScanKernel() {
+    const Instruction& scan = instruction_;
+    const auto& a = scan.attrs<ScanAttrs>();
+    const int64_t dim = scan.dimension(0);
+    const int64_t carries = a.num_carries;
+    const int64_t inputs = scan.operand_count() - carries;
+    const int64_t outputs = scan.shape().tuple_size() - carries;
+    const Shape& in = scan.operand(0)->shape();
+    const int64_t length = in.dim(dim);
+    std::vector<int64_t> slice_dims;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      if (d != dim) slice_dims.push_back(in.dim(d));
+    }
+    const int64_t positions = Product(slice_dims);
+    const Computation& body = *scan.to_apply();
+    // Carries live in storage-typed slots between steps.
+    std::vector<llvm::Value*> slots;
+    std::vector<PrimitiveType> carry_types;
+    for (int64_t k = 0; k < carries; ++k) {
+      carry_types.push_back(scan.operand(inputs + k)->shape().element_type());
+      slots.push_back(EntryAlloca(emitter_.StorageType(carry_types.back())));
+    }
+    llvm::Value* t_value = nullptr;  // the current step, while emitting a step
+    ElementalEmitter::ParameterReader reader =
+        [&](int64_t number, const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      if (number >= inputs) {
+        const int64_t k = number - inputs;
+        return b_.CreateLoad(emitter_.StorageType(carry_types[k]), slots[k]);
+      }
+      IrIndex full(index.begin(), index.end());
+      full.insert(full.begin() + dim, t_value);
+      const Shape& shape = scan.operand(number)->shape();
+      llvm::Type* storage = emitter_.StorageType(shape.element_type());
+      return b_.CreateLoad(storage, b_.CreateInBoundsGEP(storage, function_->getArg(number),
+                                                         Linearize(shape.dims(), full)));
+    };
+    emitter_.BindComputation(&body, reader);
+    llvm::Value* thread = b_.CreateAdd(b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    llvm::Value* stride = b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    const int64_t first_result = scan.operand_count();
+    RETURN_IF_ERROR(emitter_.EmitLoop(
+        StridedTripCount(thread, stride, positions), "position", [&](llvm::Value* p) -> absl::Status {
+          llvm::Value* position = b_.CreateAdd(thread, b_.CreateMul(p, stride));
+          const IrIndex slice = Delinearize(slice_dims, position);
+          for (int64_t k = 0; k < carries; ++k) {
+            const Shape& shape = scan.operand(inputs + k)->shape();
+            llvm::Type* storage = emitter_.StorageType(shape.element_type());
+            b_.CreateStore(b_.CreateLoad(storage, b_.CreateInBoundsGEP(
+                                                      storage, function_->getArg(inputs + k),
+                                                      Linearize(shape.dims(), slice))),
+                           slots[k]);
+          }
+          RETURN_IF_ERROR(emitter_.EmitLoop(b_.getInt64(length), "step", [&](llvm::Value* i) -> absl::Status {
+            t_value = a.is_reverse ? b_.CreateSub(b_.getInt64(length - 1), i) : i;
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, emitter_.EmitElements(*body.root(), slice));
+            IrIndex full(slice.begin(), slice.end());
+            full.insert(full.begin() + dim, t_value);
+            for (int64_t k = 0; k < outputs; ++k) {
+              const Shape& shape = scan.shape().tuple_shape(k);
+              const PrimitiveType type = shape.element_type();
+              llvm::Type* storage = emitter_.StorageType(type);
+              b_.CreateStore(emitter_.ToStorage(type, values.at(k)),
+                             b_.CreateInBoundsGEP(storage, function_->getArg(first_result + k),
+                                                  Linearize(shape.dims(), full)));
+            }
+            for (int64_t k = 0; k < carries; ++k) {
+              b_.CreateStore(emitter_.ToStorage(carry_types[k], values.at(outputs + k)), slots[k]);
+            }
+            return absl::OkStatus();
+          }));
+          for (int64_t k = 0; k < carries; ++k) {
+            const Shape& shape = scan.shape().tuple_shape(outputs + k);
+            llvm::Type* storage = emitter_.StorageType(carry_types[k]);
+            b_.CreateStore(b_.CreateLoad(storage, slots[k]),
+                           b_.CreateInBoundsGEP(storage, function_->getArg(first_result + outputs + k),
+                                                Linearize(shape.dims(), slice)));
+          }
+          return absl::OkStatus();
+        }));
+    b_.CreateRetVoid();
+    GpuLaunch launch;
+    launch.threads = kLoopThreads;
+    launch.blocks = std::clamp<int64_t>((positions + kLoopThreads - 1) / kLoopThreads, 1, kMaxBlocks);
+    return launch;
+  }
+
  private:
   llvm::Value* Sreg(llvm::Intrinsic::ID id) {
     return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty());
@@ -496,8 +588,60 @@ class KernelBuilder {
 
 }  // namespace
 
+bool IsGpuScan(const Instruction& scan) {
+  if (scan.opcode() != Opcode::kScan || !scan.has_attrs<ScanAttrs>() || !scan.shape().IsTuple() ||
+      scan.dimensions().size() != 1 || scan.to_apply() == nullptr || scan.operand_count() == 0) {
+    return false;
+  }
+  const auto& a = scan.attrs<ScanAttrs>();
+  const int64_t dim = scan.dimension(0);
+  const int64_t inputs = scan.operand_count() - a.num_carries;
+  if (inputs < 1 || !scan.operand(0)->shape().IsArray()) return false;
+  const Shape& in = scan.operand(0)->shape();
+  std::vector<int64_t> slice;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (d != dim) slice.push_back(in.dim(d));
+  }
+  auto is_slice = [&](const Shape& s) {
+    return s.IsArray() && std::vector<int64_t>(s.dims().begin(), s.dims().end()) == slice;
+  };
+  for (int64_t k = 0; k < scan.operand_count(); ++k) {
+    const Shape& s = scan.operand(k)->shape();
+    if (k < inputs ? !(s.IsArray() && s.dims() == in.dims()) : !is_slice(s)) return false;
+  }
+  const int64_t outputs = scan.shape().tuple_size() - a.num_carries;
+  for (int64_t k = 0; k < scan.shape().tuple_size(); ++k) {
+    const Shape& s = scan.shape().tuple_shape(k);
+    if (k < outputs ? !(s.IsArray() && s.dims() == in.dims()) : !is_slice(s)) return false;
+  }
+  // Elementwise over the slice: every value at a position depends only on
+  // the same position of the parameters.
+  const Computation& body = *scan.to_apply();
+  for (const auto& i : body.instructions()) {
+    const Opcode op = i->opcode();
+    const bool scalar_broadcast = op == Opcode::kBroadcast && i->operand(0)->shape().rank() == 0;
+    const bool scalar_constant = op == Opcode::kConstant && i->shape().rank() == 0;
+    if (!(IsElementwise(op) || op == Opcode::kParameter || scalar_broadcast || scalar_constant ||
+          (op == Opcode::kTuple && i.get() == body.root()))) {
+      return false;
+    }
+    if (op != Opcode::kTuple && i->shape().rank() != 0 && !is_slice(i->shape())) return false;
+  }
+  return body.root()->opcode() == Opcode::kTuple &&
+         ElementalEmitter::CheckSupported(body).ok();
+}
+
 absl::StatusOr<GpuKernelIr> EmitGpuKernelInto(const Instruction& instruction,
                                               const std::string& name, llvm::Module* module) {
+  if (IsGpuScan(instruction)) {
+    GpuKernelIr kernel;
+    kernel.name = name;
+    KernelBuilder builder(instruction, name, module);
+    kernel.buffer_count = builder.buffer_count();
+    kernel.kind = "scan";
+    ASSIGN_OR_RETURN(kernel.launch, builder.EmitScanKernel());
+    return kernel;
+  }
   if (!CanCompileKernel(instruction)) {
     return absl::UnimplementedError(absl::StrCat(
         "not supported: ", std::string(OpcodeName(instruction.opcode())), " (", instruction.name(),

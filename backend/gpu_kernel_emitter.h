@@ -26,14 +26,20 @@ struct GpuKernelIr {
   std::unique_ptr<llvm::Module> module;
   std::string name;     // the kernel's entry point
   GpuLaunch launch;
-  std::string kind;     // "loop" or "row-reduce"
+  std::string kind;     // "loop", "row-reduce" or "scan"
   // Parameters: one global pointer per buffer, the operands in order and then
   // the result's leaves.
   int64_t buffer_count = 0;
 };
 
-// The kernel `name` for `instruction` (CanCompileKernel must hold), in a
-// module of its own.
+// Whether `instruction` is a scan the GPU runs as a kernel: its body is
+// elementwise over the slice (so each thread carries one slice position
+// along the scan dimension), with inputs, outputs and carries of the slice's
+// shape.
+bool IsGpuScan(const Instruction& instruction);
+
+// The kernel `name` for `instruction` (CanCompileKernel or IsGpuScan must
+// hold), in a module of its own.
 absl::StatusOr<GpuKernelIr> EmitGpuKernelIr(const Instruction& instruction,
                                             const std::string& name);
 

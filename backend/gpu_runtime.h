@@ -6,7 +6,12 @@
 
 #ifdef HLOGYM_HAVE_CUDA
 
+#include <list>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backend/gpu_executable.h"
@@ -42,8 +47,15 @@ class GpuRuntime {
       : gpu_(gpu), kernels_(std::make_unique<GpuKernelCache>(gpu)), host_(std::move(host)),
         options_(options) {}
 
+  // The formula inputs of the last few parameter signatures: rewrites keep a
+  // module's parameters, and making the inputs of a big module takes longer
+  // than measuring it.
+  std::shared_ptr<const std::vector<Literal>> Inputs(const Module& module);
+
   const GpuContext& gpu_;
   std::unique_ptr<GpuKernelCache> kernels_;
+  std::mutex inputs_mutex_;
+  std::list<std::pair<std::string, std::shared_ptr<const std::vector<Literal>>>> inputs_;
   std::unique_ptr<CpuKernelCompiler> host_;
   MeasurementOptions options_;
   MeasurementCache cache_;

@@ -186,10 +186,9 @@ absl::StatusOr<std::string> EmitModulePtx(const Module& module) {
   int64_t count = 0;
   for (const Computation* computation : programs) {
     for (const auto& instruction : computation->instructions()) {
-      if (!CanCompileKernel(*instruction)) continue;
       bool arrays = true;
       for (const Instruction* operand : instruction->operands()) arrays &= operand->shape().IsArray();
-      if (!arrays) continue;
+      if (!(arrays && CanCompileKernel(*instruction)) && !IsGpuScan(*instruction)) continue;
       const std::string name = absl::StrCat("hlogym_kernel_", count++);
       RETURN_IF_ERROR(EmitGpuKernelInto(*instruction, name, &program).status());
       absl::StrAppend(&index, "// ", name, ": ", instruction->name(), " in ", computation->name(),

@@ -157,6 +157,86 @@ ENTRY e {
   EXPECT_EQ(CompareWithInterpreter(*m, "reductions"), "");
 }
 
+TEST(GpuExecutableTest, WhileConditionalAndCallRunOnTheDevice) {
+  REQUIRE_GPU();
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+cond {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1000] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  half = f32[] constant(0.5)
+  h = f32[1000] broadcast(half), dimensions={}
+  y = f32[1000] add(multiply(x, h), h)
+  ROOT t = (s32[], f32[1000]) tuple(add(i, one), y)
+}
+neg {
+  a = f32[1000] parameter(0)
+  ROOT n = f32[1000] negate(a)
+}
+same {
+  a = f32[1000] parameter(0)
+  ROOT c = f32[1000] copy(a)
+}
+twice {
+  a = f32[1000] parameter(0)
+  ROOT d = f32[1000] add(a, a)
+}
+ENTRY e {
+  x = f32[1000] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[1000]) tuple(zero, x)
+  w = (s32[], f32[1000]) while(init), condition=cond, body=body
+  y = f32[1000] get-tuple-element(w), index=1
+  p = pred[] parameter(1)
+  c = f32[1000] conditional(p, y, y), true_computation=neg, false_computation=same
+  k = s32[] parameter(2)
+  b = f32[1000] conditional(k, c, c, c), branch_computations={neg, same, twice}
+  ROOT r = f32[1000] call(b), to_apply=twice
+})");
+  ASSERT_NE(m, nullptr);
+  GpuExecutableStats stats;
+  EXPECT_EQ(CompareWithInterpreter(*m, "control flow", &stats), "");
+  EXPECT_EQ(stats.control_flow_count, 4);
+  EXPECT_EQ(stats.total_host_op_count, 0);
+}
+
+TEST(GpuExecutableTest, ScansForwardAndReverseRunAsKernels) {
+  REQUIRE_GPU();
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+body {
+  x = f32[300] parameter(0)
+  c = f32[300] parameter(1)
+  m = f32[300] parameter(2)
+  s = f32[300] add(x, c)
+  mx = f32[300] maximum(x, m)
+  ROOT t = (f32[300], f32[300], f32[300]) tuple(s, s, mx)
+}
+ENTRY e {
+  x = f32[300,50] parameter(0)
+  z = f32[] constant(0)
+  init = f32[300] broadcast(z), dimensions={}
+  ninf = f32[] constant(-inf)
+  low = f32[300] broadcast(ninf), dimensions={}
+  f = (f32[300,50], f32[300], f32[300]) scan(x, init, low), dimensions={1}, num_carries=2, to_apply=body
+  r = (f32[300,50], f32[300], f32[300]) scan(x, init, low), dimensions={1}, num_carries=2, is_reverse=true, to_apply=body
+  f0 = f32[300,50] get-tuple-element(f), index=0
+  f2 = f32[300] get-tuple-element(f), index=2
+  r0 = f32[300,50] get-tuple-element(r), index=0
+  ROOT t = (f32[300,50], f32[300], f32[300,50]) tuple(f0, f2, r0)
+})");
+  ASSERT_NE(m, nullptr);
+  GpuExecutableStats stats;
+  EXPECT_EQ(CompareWithInterpreter(*m, "scans", &stats), "");
+  EXPECT_EQ(stats.host_op_count, 0);
+}
+
 TEST(GpuExecutableTest, SmallTwinsMatchTheInterpreter) {
   REQUIRE_GPU();
   std::vector<std::string> failures;
@@ -172,8 +252,8 @@ TEST(GpuExecutableTest, SmallTwinsMatchTheInterpreter) {
       const std::string label = path.stem().string() + (fused ? " (default pipeline)" : " (unfused)");
       std::string failure = CompareWithInterpreter(*m, label, &stats);
       if (!failure.empty()) failures.push_back(failure);
-      kernels += stats.gpu_kernel_count;
-      host_ops += stats.host_op_count;
+      kernels += stats.total_gpu_kernel_count;
+      host_ops += stats.total_host_op_count;
     }
   }
   std::cout << kernels << " GPU kernels, " << host_ops << " host ops\n";
@@ -207,9 +287,9 @@ TEST(GpuExecutableTest, CorpusMatchesTheXlaOracle) {
     }
     const std::string verdict = testing::CheckAgainstOracle(*outputs, oracle, /*elementwise=*/false);
     std::cout << name << ": " << (verdict.empty() ? "matches the oracle" : verdict) << " ("
-              << (*executable)->stats().gpu_kernel_count << " kernels, "
+              << (*executable)->stats().total_gpu_kernel_count << " kernels, "
               << (*executable)->stats().cublas_count << " cuBLAS, "
-              << (*executable)->stats().host_op_count << " host ops)\n";
+              << (*executable)->stats().total_host_op_count << " host ops)\n";
     if (!verdict.empty()) failures.push_back(name + ": " + verdict);
   }
   for (const std::string& f : failures) ADD_FAILURE() << f;

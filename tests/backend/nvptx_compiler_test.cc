@@ -125,6 +125,35 @@ ENTRY e {
   }
 }
 
+TEST(NvptxCompilerTest, ElementwiseScansGetAThreadPerSlicePosition) {
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+body {
+  x = f32[300] parameter(0)
+  c = f32[300] parameter(1)
+  s = f32[300] add(x, c)
+  ROOT t = (f32[300], f32[300]) tuple(s, s)
+}
+ENTRY e {
+  x = f32[300,50] parameter(0)
+  z = f32[] constant(0)
+  init = f32[300] broadcast(z), dimensions={}
+  ROOT scan = (f32[300,50], f32[300]) scan(x, init), dimensions={1}, num_carries=1, is_associative=true, to_apply=body
+})");
+  ASSERT_NE(m, nullptr);
+  const Instruction& scan = *m->entry()->root();
+  EXPECT_TRUE(IsGpuScan(scan));
+  absl::StatusOr<GpuKernelIr> ir = EmitGpuKernelIr(scan, "scan");
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->kind, "scan");
+  EXPECT_EQ(ir->buffer_count, 4);
+  EXPECT_EQ(ir->launch.blocks, 2);
+  absl::StatusOr<std::string> ptx = CompileToPtx(*std::move(ir));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  if (!Ptxas().empty()) {
+    EXPECT_EQ(Assemble(*ptx, "scan"), "");
+  }
+}
+
 TEST(NvptxCompilerTest, NonKernelsAreRefusedByName) {
   std::unique_ptr<Module> m = Parse(R"(HloModule m
 ENTRY e {
@@ -137,8 +166,9 @@ ENTRY e {
   EXPECT_EQ(ir.status().message(), "not supported: dot (d) is not a GPU kernel");
 }
 
-// Every corpus module, unfused and after the default pipeline: all kernels
-// lower, and the PTX assembles for sm_90 where ptxas is installed.
+// Every corpus module after the default pipeline (and unfused, as a long
+// test): all kernels lower, and the PTX assembles for sm_90 where ptxas is
+// installed.
 TEST(NvptxCompilerTest, EveryCorpusKernelAssemblesForSm90) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(
@@ -150,7 +180,11 @@ TEST(NvptxCompilerTest, EveryCorpusKernelAssemblesForSm90) {
   for (const auto& path : files) {
     std::stringstream text;
     text << std::ifstream(path).rdbuf();
-    for (bool fused : {false, true}) {
+    // Unfused too under HLOGYM_LONG_TESTS=1 (it doubles the time).
+    const char* long_tests = std::getenv("HLOGYM_LONG_TESTS");
+    const bool both = long_tests != nullptr && std::string(long_tests) == "1";
+    for (bool fused : {true, false}) {
+      if (!fused && !both) continue;
       std::unique_ptr<Module> m = Parse(text.str());
       ASSERT_NE(m, nullptr) << path;
       if (fused) {
