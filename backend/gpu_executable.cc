@@ -132,6 +132,8 @@ struct GpuExecutable::Step {
   std::shared_ptr<const LoadedGpuKernel> kernel;
   std::vector<CUdeviceptr> args;
   std::vector<void*> arg_pointers;
+  CUdeviceptr copy_from = 0, copy_to = 0;  // copied before the launch
+  int64_t copy_bytes = 0;
   // kGemm
   GemmPlan gemm;
   // kControlFlow
@@ -203,13 +205,20 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
   std::string why_host;
   bool arrays = inst.shape().IsArray() || inst.shape().IsTuple();
   for (const Instruction* operand : inst.operands()) arrays &= operand->shape().IsArray();
-  if ((arrays && CanCompileKernel(inst)) || IsGpuScan(inst)) {
+  if ((arrays && CanCompileKernel(inst)) || IsGpuScan(inst) || IsGpuScatter(inst)) {
     absl::StatusOr<std::shared_ptr<const LoadedGpuKernel>> kernel = kernels.Get(inst);
     if (kernel.ok()) {
       step->kind = Step::Kind::kKernel;
       step->kernel = *kernel;
       for (int64_t id : step->buffers) step->args.push_back(slots_[id]);
       for (CUdeviceptr& a : step->args) step->arg_pointers.push_back(&a);
+      if (IsGpuScatter(inst)) {
+        // The kernel combines updates into the result, which starts as the
+        // operand.
+        step->copy_from = slots_[step->buffers[0]];
+        step->copy_to = slots_[step->buffers[3]];
+        step->copy_bytes = LeafBytes(inst.shape());
+      }
       ++stats_.gpu_kernel_count;
       ++stats_.total_gpu_kernel_count;
       return step;
@@ -352,6 +361,10 @@ absl::Status GpuExecutable::RunStep(Step& step) {
   CUstream stream = gpu_.stream();
   switch (step.kind) {
     case Step::Kind::kKernel: {
+      if (step.copy_bytes > 0) {
+        RETURN_IF_ERROR(d.Check(d.cuMemcpyDtoDAsync(step.copy_to, step.copy_from, step.copy_bytes, stream),
+                                "copying a scatter's operand"));
+      }
       const GpuLaunch& launch = step.kernel->launch;
       return d.Check(d.cuLaunchKernel(step.kernel->function, static_cast<unsigned>(launch.blocks), 1, 1,
                                       static_cast<unsigned>(launch.threads), 1, 1, 0, stream,

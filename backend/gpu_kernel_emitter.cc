@@ -489,6 +489,142 @@ class KernelBuilder {
     return launch;
   }
 
+  // A thread per update element (grid-stride): finds its operand element as
+  // the interpreter does (update windows that do not fit are skipped) and
+  // combines into the result, which already holds the operand.
+  absl::StatusOr<GpuLaunch> EmitScatterKernel() {
+    const Instruction& scatter = instruction_;
+    const ScatterDimensions& s = scatter.attrs<ScatterAttrs>().dims;
+    const Shape& operand = scatter.operand(0)->shape();
+    const Shape& indices = scatter.operand(1)->shape();
+    const Shape& updates = scatter.operand(2)->shape();
+    const PrimitiveType type = operand.element_type();
+    const int64_t r = operand.rank();
+    auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+      return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    std::vector<int64_t> window_dims, update_scatter_dims, index_batch_dims;
+    for (int64_t d = 0; d < r; ++d) {
+      if (!contains(s.inserted_window_dims, d) && !contains(s.input_batching_dims, d)) window_dims.push_back(d);
+    }
+    for (int64_t d = 0; d < updates.rank(); ++d) {
+      if (!contains(s.update_window_dims, d)) update_scatter_dims.push_back(d);
+    }
+    for (int64_t d = 0; d < indices.rank(); ++d) {
+      if (d != s.index_vector_dim) index_batch_dims.push_back(d);
+    }
+    std::vector<int64_t> window_size(r, 1);
+    for (size_t j = 0; j < window_dims.size(); ++j) {
+      window_size[window_dims[j]] = updates.dim(s.update_window_dims[j]);
+    }
+    auto strides = [](absl::Span<const int64_t> dims) {
+      std::vector<int64_t> out(dims.size(), 1);
+      for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) out[d] = out[d + 1] * dims[d + 1];
+      return out;
+    };
+    const std::vector<int64_t> operand_strides = strides(operand.dims());
+    const std::vector<int64_t> index_strides = strides(indices.dims());
+    llvm::Type* index_storage = emitter_.StorageType(indices.element_type());
+    const bool signed_index = IsSignedInteger(indices.element_type());
+    llvm::Type* storage = emitter_.StorageType(type);
+    llvm::Type* word = b_.getIntNTy(static_cast<unsigned>(8 * ByteWidth(type)));
+    const Computation& combiner = *scatter.to_apply();
+    const Instruction* root = combiner.root();
+    const bool assign = root->opcode() == Opcode::kParameter && root->parameter_number() == 1;
+    const bool add = root->opcode() == Opcode::kAdd && root->operand(0)->opcode() == Opcode::kParameter &&
+                     root->operand(1)->opcode() == Opcode::kParameter &&
+                     root->operand(0) != root->operand(1);
+    llvm::LLVMContext& ctx = b_.getContext();
+
+    llvm::Value* thread = b_.CreateAdd(b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    llvm::Value* stride = b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    const int64_t count = updates.element_count();
+    RETURN_IF_ERROR(emitter_.EmitLoop(
+        StridedTripCount(thread, stride, count), "update", [&](llvm::Value* k) -> absl::Status {
+          llvm::Value* i = b_.CreateAdd(thread, b_.CreateMul(k, stride));
+          const IrIndex index = Delinearize(updates.dims(), i);
+          auto read_index = [&](int64_t component) {
+            llvm::Value* linear = b_.getInt64(0);
+            for (size_t j = 0; j < index_batch_dims.size(); ++j) {
+              linear = b_.CreateAdd(linear, b_.CreateMul(index[update_scatter_dims[j]],
+                                                         b_.getInt64(index_strides[index_batch_dims[j]])));
+            }
+            if (s.index_vector_dim < indices.rank()) {
+              linear = b_.CreateAdd(linear, b_.getInt64(component * index_strides[s.index_vector_dim]));
+            }
+            llvm::Value* v = b_.CreateLoad(index_storage, b_.CreateInBoundsGEP(index_storage, function_->getArg(1), linear));
+            return signed_index ? b_.CreateSExtOrTrunc(v, b_.getInt64Ty()) : b_.CreateZExtOrTrunc(v, b_.getInt64Ty());
+          };
+          std::vector<llvm::Value*> start(r, b_.getInt64(0));
+          for (size_t c = 0; c < s.scatter_dims_to_operand_dims.size(); ++c) {
+            start[s.scatter_dims_to_operand_dims[c]] = read_index(static_cast<int64_t>(c));
+          }
+          for (size_t c = 0; c < s.input_batching_dims.size(); ++c) {
+            const size_t j = std::find(index_batch_dims.begin(), index_batch_dims.end(),
+                                       s.scatter_indices_batching_dims[c]) - index_batch_dims.begin();
+            start[s.input_batching_dims[c]] = j < update_scatter_dims.size() ? index[update_scatter_dims[j]] : b_.getInt64(0);
+          }
+          llvm::Value* in_bounds = b_.getTrue();
+          llvm::Value* target = b_.getInt64(0);
+          for (int64_t d = 0; d < r; ++d) {
+            in_bounds = b_.CreateAnd(in_bounds, b_.CreateICmpSGE(start[d], b_.getInt64(0)));
+            in_bounds = b_.CreateAnd(in_bounds, b_.CreateICmpSLE(start[d], b_.getInt64(operand.dim(d) - window_size[d])));
+            target = b_.CreateAdd(target, b_.CreateMul(start[d], b_.getInt64(operand_strides[d])));
+          }
+          for (size_t j = 0; j < window_dims.size(); ++j) {
+            target = b_.CreateAdd(target, b_.CreateMul(index[s.update_window_dims[j]],
+                                                       b_.getInt64(operand_strides[window_dims[j]])));
+          }
+          auto* apply = llvm::BasicBlock::Create(ctx, "apply", function_);
+          auto* done = llvm::BasicBlock::Create(ctx, "applied", function_);
+          b_.CreateCondBr(in_bounds, apply, done);
+          b_.SetInsertPoint(apply);
+          llvm::Value* update = b_.CreateLoad(storage, b_.CreateInBoundsGEP(storage, function_->getArg(2), i));
+          llvm::Value* ptr = b_.CreateInBoundsGEP(storage, function_->getArg(3), target);
+          if (assign) {
+            b_.CreateStore(update, ptr);
+          } else if (add) {
+            b_.CreateAtomicRMW(IsFloat(type) ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, ptr,
+                               update, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
+          } else {
+            // Compare-and-swap until no other thread changed the element in
+            // between.
+            llvm::Value* first = b_.CreateLoad(word, ptr);
+            llvm::BasicBlock* entry = b_.GetInsertBlock();
+            auto* retry = llvm::BasicBlock::Create(ctx, "cas", function_);
+            auto* exit = llvm::BasicBlock::Create(ctx, "cas.done", function_);
+            b_.CreateBr(retry);
+            b_.SetInsertPoint(retry);
+            llvm::PHINode* old = b_.CreatePHI(word, 2);
+            old->addIncoming(first, entry);
+            llvm::Value* old_value = emitter_.FromStorage(type, b_.CreateBitCast(old, storage));
+            llvm::Value* new_value = emitter_.FromStorage(type, update);
+            absl::StatusOr<std::vector<llvm::Value*>> combined =
+                emitter_.EmitScalarComputation(combiner, {old_value, new_value});
+            if (!combined.ok()) return combined.status();
+            llvm::Value* desired = b_.CreateBitCast(emitter_.ToStorage(type, combined->at(0)), word);
+            llvm::Value* pair = b_.CreateAtomicCmpXchg(ptr, old, desired, llvm::MaybeAlign(),
+                                                       llvm::AtomicOrdering::Monotonic,
+                                                       llvm::AtomicOrdering::Monotonic);
+            llvm::Value* seen = b_.CreateExtractValue(pair, 0);
+            old->addIncoming(seen, b_.GetInsertBlock());
+            b_.CreateCondBr(b_.CreateExtractValue(pair, 1), exit, retry);
+            b_.SetInsertPoint(exit);
+          }
+          b_.CreateBr(done);
+          b_.SetInsertPoint(done);
+          return absl::OkStatus();
+        }));
+    b_.CreateRetVoid();
+    GpuLaunch launch;
+    launch.threads = kLoopThreads;
+    launch.blocks = std::clamp<int64_t>((count + kLoopThreads - 1) / kLoopThreads, 1, kMaxBlocks);
+    return launch;
+  }
+
  private:
   llvm::Value* Sreg(llvm::Intrinsic::ID id) {
     return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty());
@@ -631,8 +767,38 @@ bool IsGpuScan(const Instruction& scan) {
          ElementalEmitter::CheckSupported(body).ok();
 }
 
+bool IsGpuScatter(const Instruction& scatter) {
+  if (scatter.opcode() != Opcode::kScatter || scatter.operand_count() != 3 ||
+      !scatter.has_attrs<ScatterAttrs>() || scatter.to_apply() == nullptr ||
+      !scatter.shape().IsArray()) {
+    return false;
+  }
+  for (const Instruction* o : scatter.operands()) {
+    if (!o->shape().IsArray()) return false;
+  }
+  const PrimitiveType type = scatter.shape().element_type();
+  const int width = ByteWidth(type);
+  if ((width != 4 && width != 8) || !(IsFloat(type) || IsInteger(type)) ||
+      !IsInteger(scatter.operand(1)->shape().element_type()) ||
+      scatter.operand(2)->shape().element_type() != type) {
+    return false;
+  }
+  const Computation& combiner = *scatter.to_apply();
+  return combiner.parameter_count() == 2 && combiner.root()->shape().IsArray() &&
+         ElementalEmitter::CheckSupported(combiner).ok();
+}
+
 absl::StatusOr<GpuKernelIr> EmitGpuKernelInto(const Instruction& instruction,
                                               const std::string& name, llvm::Module* module) {
+  if (IsGpuScatter(instruction)) {
+    GpuKernelIr kernel;
+    kernel.name = name;
+    KernelBuilder builder(instruction, name, module);
+    kernel.buffer_count = builder.buffer_count();
+    kernel.kind = "scatter";
+    ASSIGN_OR_RETURN(kernel.launch, builder.EmitScatterKernel());
+    return kernel;
+  }
   if (IsGpuScan(instruction)) {
     GpuKernelIr kernel;
     kernel.name = name;

@@ -26,7 +26,7 @@ struct GpuKernelIr {
   std::unique_ptr<llvm::Module> module;
   std::string name;     // the kernel's entry point
   GpuLaunch launch;
-  std::string kind;     // "loop", "row-reduce" or "scan"
+  std::string kind;     // "loop", "row-reduce", "scan" or "scatter"
   // Parameters: one global pointer per buffer, the operands in order and then
   // the result's leaves.
   int64_t buffer_count = 0;
@@ -38,8 +38,14 @@ struct GpuKernelIr {
 // shape.
 bool IsGpuScan(const Instruction& instruction);
 
-// The kernel `name` for `instruction` (CanCompileKernel or IsGpuScan must
-// hold), in a module of its own.
+// Whether `instruction` is a scatter the GPU runs as a kernel: one operand of
+// a 32- or 64-bit type; a thread per update element applies the combiner
+// atomically (atomic add, or a compare-and-swap loop for any other
+// combiner). The caller copies the operand into the result first.
+bool IsGpuScatter(const Instruction& instruction);
+
+// The kernel `name` for `instruction` (CanCompileKernel, IsGpuScan or
+// IsGpuScatter must hold), in a module of its own.
 absl::StatusOr<GpuKernelIr> EmitGpuKernelIr(const Instruction& instruction,
                                             const std::string& name);
 

@@ -188,7 +188,10 @@ absl::StatusOr<std::string> EmitModulePtx(const Module& module) {
     for (const auto& instruction : computation->instructions()) {
       bool arrays = true;
       for (const Instruction* operand : instruction->operands()) arrays &= operand->shape().IsArray();
-      if (!(arrays && CanCompileKernel(*instruction)) && !IsGpuScan(*instruction)) continue;
+      if (!(arrays && CanCompileKernel(*instruction)) && !IsGpuScan(*instruction) &&
+          !IsGpuScatter(*instruction)) {
+        continue;
+      }
       const std::string name = absl::StrCat("hlogym_kernel_", count++);
       RETURN_IF_ERROR(EmitGpuKernelInto(*instruction, name, &program).status());
       absl::StrAppend(&index, "// ", name, ": ", instruction->name(), " in ", computation->name(),

@@ -7,8 +7,10 @@
 #   bash scripts/gpu_build.sh .sysroot build-gpu [TARGETS...]
 # It unpacks the sysroot to /tmp/hlogym-sysroot, configures against the
 # machine's own libLLVM-16.so.1 and CUDA, and builds the targets (default: the
-# backend tests and the GPU benchmark table). Print the environment to run
-# the binaries with: bash scripts/gpu_build.sh --env .sysroot
+# backend tests and the GPU benchmark table). With PYTHON=1 it also builds the
+# extension (target _hlogym) against that machine's python3, pybind11 and
+# numpy. Print the environment to run the binaries with:
+#   bash scripts/gpu_build.sh --env .sysroot
 set -euo pipefail
 if [ "${1:-}" = "--env" ]; then
   bash "$2/unpack.sh" /tmp/hlogym-sysroot | tail -1
@@ -23,7 +25,12 @@ t=/tmp/hlogym-sysroot
 eval "$(bash "$sysroot/unpack.sh" "$t" | tail -1)"
 export LLVM_INCLUDE_DIR=$t/include
 lib=$t/usr/lib/x86_64-linux-gnu
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHLOGYM_BUILD_PYTHON=OFF \
+python_flags=(-DHLOGYM_BUILD_PYTHON=OFF)
+if [ "${PYTHON:-0}" = 1 ]; then
+  python_flags=(-DHLOGYM_BUILD_PYTHON=ON -DPython3_EXECUTABLE="$(command -v python3)"
+                -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)")
+fi
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${python_flags[@]}" \
   -DHLOGYM_ENABLE_CUDA=ON -DBLAS_LIBRARIES="$lib/openblas-pthread/libopenblas.so" \
   -DHLOGYM_CBLAS_INCLUDE_DIR="$t/usr/include/x86_64-linux-gnu/openblas-pthread" \
   -DCMAKE_PREFIX_PATH="$t/usr" -DCMAKE_BUILD_RPATH="$lib;$lib/openblas-pthread"

@@ -237,6 +237,47 @@ ENTRY e {
   EXPECT_EQ(stats.host_op_count, 0);
 }
 
+TEST(GpuExecutableTest, ScattersWithAtomicAddAndACompareAndSwapCombiner) {
+  REQUIRE_GPU();
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+maxi {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] maximum(a, b)
+}
+mulf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] multiply(a, b)
+}
+ENTRY e {
+  table = f32[50,8] parameter(0)
+  raw = s32[400] parameter(1)
+  seven = s32[] constant(53)
+  sev = s32[400] broadcast(seven), dimensions={}
+  ids = s32[400] remainder(raw, sev)
+  idx = s32[400,1] reshape(ids)
+  rows = f32[400,8] parameter(2)
+  sum = f32[50,8] scatter(table, idx, rows), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  itable = s32[50,8] convert(table)
+  irows = s32[400,8] convert(rows)
+  mx = s32[50,8] scatter(itable, idx, irows), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=maxi
+  few = s32[10,1] slice(idx), slice={[0:10], [0:1]}
+  frows = f32[10,8] slice(rows), slice={[0:10], [0:8]}
+  prod = f32[50,8] scatter(table, few, frows), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mulf
+  ROOT t = (f32[50,8], s32[50,8], f32[50,8]) tuple(sum, mx, prod)
+})");
+  ASSERT_NE(m, nullptr);
+  GpuExecutableStats stats;
+  EXPECT_EQ(CompareWithInterpreter(*m, "scatters", &stats), "");
+  EXPECT_EQ(stats.host_op_count, 0);
+}
+
 TEST(GpuExecutableTest, SmallTwinsMatchTheInterpreter) {
   REQUIRE_GPU();
   std::vector<std::string> failures;

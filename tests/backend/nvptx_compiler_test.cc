@@ -154,6 +154,44 @@ ENTRY e {
   }
 }
 
+TEST(NvptxCompilerTest, ScattersUseAtomicsOrCompareAndSwap) {
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mul {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] multiply(a, b)
+}
+ENTRY e {
+  t = f32[50,8] parameter(0)
+  i = s32[400,1] parameter(1)
+  u = f32[400,8] parameter(2)
+  a = f32[50,8] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT p = f32[50,8] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul
+})");
+  ASSERT_NE(m, nullptr);
+  const Computation& entry = *m->entry();
+  for (const char* name : {"a", "p"}) {
+    const Instruction& scatter = *Named(entry, name);
+    ASSERT_TRUE(IsGpuScatter(scatter)) << name;
+    absl::StatusOr<GpuKernelIr> ir = EmitGpuKernelIr(scatter, "scatter");
+    ASSERT_TRUE(ir.ok()) << ir.status();
+    EXPECT_EQ(ir->kind, "scatter");
+    EXPECT_EQ(ir->launch.blocks, (400 * 8 + 255) / 256);
+    absl::StatusOr<std::string> ptx = CompileToPtx(*std::move(ir));
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    EXPECT_NE(ptx->find(std::string(name) == "a" ? "atom.global.add.f32" : "atom.global.cas.b32"),
+              std::string::npos) << *ptx;
+    if (!Ptxas().empty()) {
+      EXPECT_EQ(Assemble(*ptx, name), "");
+    }
+  }
+}
+
 TEST(NvptxCompilerTest, NonKernelsAreRefusedByName) {
   std::unique_ptr<Module> m = Parse(R"(HloModule m
 ENTRY e {
