@@ -108,18 +108,37 @@ class KernelBuilder {
   absl::StatusOr<GpuLaunch> EmitLoopKernel() {
     ASSIGN_OR_RETURN(std::vector<KernelOutput> outputs,
                      KernelOutputs(*root_, instruction_.operand_count()));
-    std::map<std::vector<int64_t>, std::vector<size_t>> groups;
-    int64_t extent = 1;
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      const auto dims = outputs[k].shape.dims();
-      groups[std::vector<int64_t>(dims.begin(), dims.end())].push_back(k);
-      extent = std::max(extent, outputs[k].shape.element_count());
-    }
     llvm::Value* thread = b_.CreateAdd(b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
                                                     Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
                                        Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
     llvm::Value* stride = b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
                                        Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    RETURN_IF_ERROR(EmitLoopPart(outputs, thread, stride));
+    b_.CreateRetVoid();
+    GpuLaunch launch;
+    launch.threads = kLoopThreads;
+    launch.blocks = LoopBlocks(outputs);
+    return launch;
+  }
+
+  // Blocks of kLoopThreads that give each element of the largest output a
+  // thread (up to kMaxBlocks; the loops are grid-stride).
+  static int64_t LoopBlocks(const std::vector<KernelOutput>& outputs) {
+    int64_t extent = 1;
+    for (const KernelOutput& out : outputs) extent = std::max(extent, out.shape.element_count());
+    return std::clamp<int64_t>((extent + kLoopThreads - 1) / kLoopThreads, 1, kMaxBlocks);
+  }
+
+  // The loops storing `outputs`, with this thread's first element and the
+  // grid's stride. Every emitter call is inside a loop body, so the values
+  // it caches never cross into another part of the kernel.
+  absl::Status EmitLoopPart(const std::vector<KernelOutput>& outputs, llvm::Value* thread,
+                            llvm::Value* stride) {
+    std::map<std::vector<int64_t>, std::vector<size_t>> groups;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const auto dims = outputs[k].shape.dims();
+      groups[std::vector<int64_t>(dims.begin(), dims.end())].push_back(k);
+    }
     for (const auto& [dims, members] : groups) {
       const int64_t count = Product(dims);
       if (count == 0) continue;
@@ -136,24 +155,59 @@ class KernelBuilder {
             return absl::OkStatus();
           }));
     }
+    return absl::OkStatus();
+  }
+
+  // A multi-output fusion of reductions and other outputs (a reduce beside an
+  // elementwise result): the first blocks reduce, a block per reduction
+  // output; the others run the loop part for the other outputs.
+  absl::StatusOr<GpuLaunch> EmitMixedKernel(const std::vector<const Instruction*>& reduces) {
+    ASSIGN_OR_RETURN(std::vector<KernelOutput> outputs,
+                     KernelOutputs(*root_, instruction_.operand_count()));
+    std::vector<KernelOutput> rest;
+    for (const KernelOutput& out : outputs) {
+      if (std::find(reduces.begin(), reduces.end(), out.producer) == reduces.end()) rest.push_back(out);
+    }
+    const int64_t reduce_blocks = RowBlocks(reduces);
+    const int64_t loop_blocks = LoopBlocks(rest);
+    llvm::LLVMContext& ctx = b_.getContext();
+    llvm::Value* block = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+    auto* reduce_part = llvm::BasicBlock::Create(ctx, "reduce_part", function_);
+    auto* loop_part = llvm::BasicBlock::Create(ctx, "loop_part", function_);
+    b_.CreateCondBr(b_.CreateICmpULT(block, b_.getInt64(reduce_blocks)), reduce_part, loop_part);
+    b_.SetInsertPoint(reduce_part);
+    RETURN_IF_ERROR(EmitRowReducePart(reduces, block, b_.getInt64(reduce_blocks), kLoopThreads));
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(loop_part);
+    llvm::Value* ntid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+    llvm::Value* thread = b_.CreateAdd(b_.CreateMul(b_.CreateSub(block, b_.getInt64(reduce_blocks)), ntid),
+                                       Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    RETURN_IF_ERROR(EmitLoopPart(rest, thread, b_.CreateMul(b_.getInt64(loop_blocks), ntid)));
     b_.CreateRetVoid();
     GpuLaunch launch;
     launch.threads = kLoopThreads;
-    launch.blocks = std::clamp<int64_t>((extent + kLoopThreads - 1) / kLoopThreads, 1, kMaxBlocks);
+    launch.blocks = reduce_blocks + loop_blocks;
     return launch;
   }
 
   // The reduces a row-reduction kernel computes together, or empty when the
   // root is not a reduction over the operand's minor dimension with rows long
   // enough to share among a block.
-  static std::vector<const Instruction*> RowReductions(const Instruction& root) {
+  // `mixed` says whether the root also has outputs that are not reductions
+  // (then the reduces must have one output each).
+  static std::vector<const Instruction*> RowReductions(const Instruction& root, bool* mixed) {
     std::vector<const Instruction*> reduces;
+    *mixed = false;
     if (root.opcode() == Opcode::kReduce) {
       reduces.push_back(&root);
     } else if (root.opcode() == Opcode::kTuple) {
       for (const Instruction* operand : root.operands()) {
-        if (operand->opcode() != Opcode::kReduce || operand->shape().IsTuple()) return {};
-        reduces.push_back(operand);
+        if (operand->shape().IsTuple()) return {};
+        if (operand->opcode() == Opcode::kReduce) {
+          if (std::find(reduces.begin(), reduces.end(), operand) == reduces.end()) reduces.push_back(operand);
+        } else {
+          *mixed = true;
+        }
       }
     }
     if (reduces.empty()) return {};
@@ -184,6 +238,34 @@ class KernelBuilder {
   // value, so the result is exact for any init value; the reducer must be
   // associative and commutative, as XLA assumes too.
   absl::StatusOr<GpuLaunch> EmitRowReduceKernel(const std::vector<const Instruction*>& reduces) {
+    const int64_t blocks = RowBlocks(reduces);
+    RETURN_IF_ERROR(EmitRowReducePart(reduces, Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                      b_.getInt64(blocks), RowThreads(reduces)));
+    b_.CreateRetVoid();
+    GpuLaunch launch;
+    launch.threads = RowThreads(reduces);
+    launch.blocks = blocks;
+    return launch;
+  }
+
+  static int64_t RowLength(const std::vector<const Instruction*>& reduces) {
+    const Shape& in = reduces[0]->operand(0)->shape();
+    int64_t row = 1;
+    for (int64_t d : reduces[0]->dimensions()) row *= in.dim(d);
+    return row;
+  }
+  static int64_t RowThreads(const std::vector<const Instruction*>& reduces) {
+    return std::min<int64_t>(256, (RowLength(reduces) + 31) / 32 * 32);
+  }
+  static int64_t RowBlocks(const std::vector<const Instruction*>& reduces) {
+    const int64_t rows = reduces[0]->operand(0)->shape().element_count() / std::max<int64_t>(1, RowLength(reduces));
+    return std::clamp<int64_t>(rows, 1, kMaxBlocks);
+  }
+
+  // The reductions' part of a kernel: block `block` of `blocks` (grid-stride
+  // over the reduction outputs), `threads` (a multiple of 32) per block.
+  absl::Status EmitRowReducePart(const std::vector<const Instruction*>& reduces, llvm::Value* block,
+                                 llvm::Value* blocks, int64_t threads) {
     llvm::LLVMContext& ctx = b_.getContext();
     const Shape& in = reduces[0]->operand(0)->shape();
     const absl::Span<const int64_t> reduced = reduces[0]->dimensions();
@@ -195,7 +277,6 @@ class KernelBuilder {
     }
     const int64_t row = Product(red_dims);
     const int64_t rows = Product(kept_dims);
-    const int64_t threads = std::min<int64_t>(256, (row + 31) / 32 * 32);
     const int64_t warps = threads / 32;
 
     // Accumulators: every leaf of every reduce.
@@ -227,8 +308,6 @@ class KernelBuilder {
     llvm::Value* valid_slot = EntryAlloca(b_.getInt1Ty());
 
     llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-    llvm::Value* block = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-    llvm::Value* blocks = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
     llvm::Value* lane = b_.CreateAnd(tid, b_.getInt64(31));
     llvm::Value* warp = b_.CreateLShr(tid, b_.getInt64(5));
 
@@ -310,8 +389,12 @@ class KernelBuilder {
     };
     auto barrier = [&] { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
 
-    ASSIGN_OR_RETURN(std::vector<KernelOutput> outputs,
+    ASSIGN_OR_RETURN(std::vector<KernelOutput> all_outputs,
                      KernelOutputs(*root_, instruction_.operand_count()));
+    std::vector<KernelOutput> outputs;
+    for (const KernelOutput& out : all_outputs) {
+      if (std::find(reduces.begin(), reduces.end(), out.producer) != reduces.end()) outputs.push_back(out);
+    }
     RETURN_IF_ERROR(emitter_.EmitLoop(
         StridedTripCount(block, blocks, rows), "row", [&](llvm::Value* k) -> absl::Status {
           llvm::Value* o = b_.CreateAdd(block, b_.CreateMul(k, blocks));
@@ -390,11 +473,7 @@ class KernelBuilder {
           if (warps > 1) barrier();  // the next row reuses the shared partials
           return absl::OkStatus();
         }));
-    b_.CreateRetVoid();
-    GpuLaunch launch;
-    launch.threads = threads;
-    launch.blocks = std::clamp<int64_t>(rows, 1, kMaxBlocks);
-    return launch;
+    return absl::OkStatus();
   }
 
   // A thread per slice position (grid-stride) walks the scan dimension,
@@ -823,8 +902,12 @@ absl::StatusOr<GpuKernelIr> EmitGpuKernelInto(const Instruction& instruction,
   kernel.name = name;
   KernelBuilder builder(instruction, name, module);
   kernel.buffer_count = builder.buffer_count();
-  const std::vector<const Instruction*> rows = KernelBuilder::RowReductions(*builder.root());
-  if (!rows.empty()) {
+  bool mixed = false;
+  const std::vector<const Instruction*> rows = KernelBuilder::RowReductions(*builder.root(), &mixed);
+  if (!rows.empty() && mixed) {
+    kernel.kind = "row-reduce+loop";
+    ASSIGN_OR_RETURN(kernel.launch, builder.EmitMixedKernel(rows));
+  } else if (!rows.empty()) {
     kernel.kind = "row-reduce";
     ASSIGN_OR_RETURN(kernel.launch, builder.EmitRowReduceKernel(rows));
   } else {

@@ -278,6 +278,40 @@ ENTRY e {
   EXPECT_EQ(stats.host_op_count, 0);
 }
 
+TEST(GpuExecutableTest, FusionsOfReductionsBesideElementwiseOutputs) {
+  REQUIRE_GPU();
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+total {
+  x = f32[64,300] parameter(0)
+  sq = f32[64,300] multiply(x, x)
+  z = f32[] constant(0)
+  all = f32[] reduce(sq, z), dimensions={0,1}, to_apply=add
+  rows = f32[64] reduce(sq, z), dimensions={1}, to_apply=add
+  ROOT t = (f32[64,300], f32[], f32[64]) tuple(sq, all, rows)
+}
+short {
+  x = f32[500,40] parameter(0)
+  e = f32[500,40] exponential(x)
+  z = f32[] constant(1)
+  r = f32[40] reduce(e, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[40], f32[500,40]) tuple(r, e)
+}
+ENTRY e {
+  x = f32[64,300] parameter(0)
+  y = f32[500,40] parameter(1)
+  a = (f32[64,300], f32[], f32[64]) fusion(x), kind=kInput, calls=total
+  b = (f32[40], f32[500,40]) fusion(y), kind=kInput, calls=short
+  ROOT t = ((f32[64,300], f32[], f32[64]), (f32[40], f32[500,40])) tuple(a, b)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CompareWithInterpreter(*m, "mixed"), "");
+}
+
 TEST(GpuExecutableTest, SmallTwinsMatchTheInterpreter) {
   REQUIRE_GPU();
   std::vector<std::string> failures;

@@ -192,6 +192,37 @@ ENTRY e {
   }
 }
 
+TEST(NvptxCompilerTest, ReductionsBesideOtherOutputsShareAKernelByBlockRange) {
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[4096,256] parameter(0)
+  sq = f32[4096,256] multiply(x, x)
+  z = f32[] constant(0)
+  all = f32[] reduce(sq, z), dimensions={0,1}, to_apply=add
+  ROOT t = (f32[4096,256], f32[]) tuple(sq, all)
+}
+ENTRY e {
+  x = f32[4096,256] parameter(0)
+  ROOT f = (f32[4096,256], f32[]) fusion(x), kind=kInput, calls=fused
+})");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<GpuKernelIr> ir = EmitGpuKernelIr(*m->entry()->root(), "mixed");
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->kind, "row-reduce+loop");
+  EXPECT_EQ(ir->launch.threads, 256);
+  EXPECT_EQ(ir->launch.blocks, 1 + 4096);  // one reducing block, then the loop's
+  absl::StatusOr<std::string> ptx = CompileToPtx(*std::move(ir));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  if (!Ptxas().empty()) {
+    EXPECT_EQ(Assemble(*ptx, "mixed"), "");
+  }
+}
+
 TEST(NvptxCompilerTest, NonKernelsAreRefusedByName) {
   std::unique_ptr<Module> m = Parse(R"(HloModule m
 ENTRY e {
