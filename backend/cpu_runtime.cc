@@ -64,20 +64,11 @@ absl::StatusOr<CpuRuntimeReport> CpuRuntime::MeasureUncached(const Module& modul
 }
 
 absl::StatusOr<Measurement> CpuRuntime::Measure(const Module& module) {
-  const uint64_t fingerprint = Fingerprint(module);
-  if (std::optional<absl::StatusOr<Measurement>> cached = cache_.Lookup(fingerprint)) {
-    return *std::move(cached);
-  }
-  absl::StatusOr<CpuRuntimeReport> report = MeasureUncached(module);
-  if (!report.ok()) {
-    // What the module is stays an error; running out of memory may not.
-    const absl::StatusCode code = report.status().code();
-    if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kInvalidArgument) {
-      return report.status();
-    }
-    return cache_.Insert(fingerprint, report.status());
-  }
-  return cache_.Insert(fingerprint, report->measurement);
+  return cache_.GetOrMeasure(Fingerprint(module), [&]() -> absl::StatusOr<Measurement> {
+    absl::StatusOr<CpuRuntimeReport> report = MeasureUncached(module);
+    if (!report.ok()) return report.status();
+    return report->measurement;
+  });
 }
 
 }  // namespace hlogym

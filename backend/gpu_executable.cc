@@ -25,18 +25,6 @@ void FlattenArgument(const Literal& literal, std::vector<const Literal*>& out) {
   out.push_back(&literal);
 }
 
-std::vector<int64_t> FreeDims(int64_t rank, absl::Span<const int64_t> batch,
-                              absl::Span<const int64_t> contracting) {
-  std::vector<bool> used(rank, false);
-  for (int64_t d : batch) used[d] = true;
-  for (int64_t d : contracting) used[d] = true;
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!used[d]) free.push_back(d);
-  }
-  return free;
-}
-
 std::vector<int64_t> Concat(std::vector<int64_t> a, absl::Span<const int64_t> b,
                             absl::Span<const int64_t> c) {
   a.insert(a.end(), b.begin(), b.end());

@@ -51,19 +51,11 @@ absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& modul
 }
 
 absl::StatusOr<Measurement> GpuRuntime::Measure(const Module& module) {
-  const uint64_t fingerprint = Fingerprint(module);
-  if (std::optional<absl::StatusOr<Measurement>> cached = cache_.Lookup(fingerprint)) {
-    return *std::move(cached);
-  }
-  absl::StatusOr<GpuRuntimeReport> report = MeasureUncached(module);
-  if (!report.ok()) {
-    const absl::StatusCode code = report.status().code();
-    if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kInvalidArgument) {
-      return report.status();
-    }
-    return cache_.Insert(fingerprint, report.status());
-  }
-  return cache_.Insert(fingerprint, report->measurement);
+  return cache_.GetOrMeasure(Fingerprint(module), [&]() -> absl::StatusOr<Measurement> {
+    absl::StatusOr<GpuRuntimeReport> report = MeasureUncached(module);
+    if (!report.ok()) return report.status();
+    return report->measurement;
+  });
 }
 
 }  // namespace hlogym

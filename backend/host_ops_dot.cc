@@ -18,18 +18,6 @@ std::vector<int64_t> Concat(const std::vector<int64_t>& a, const std::vector<int
   return out;
 }
 
-std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<bool> used(rank, false);
-  for (int64_t d : batch) used[d] = true;
-  for (int64_t d : contracting) used[d] = true;
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!used[d]) free.push_back(d);
-  }
-  return free;
-}
-
 int64_t SizeOf(const Shape& shape, const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= shape.dim(d);

@@ -196,4 +196,16 @@ void NarrowFromFloat(PrimitiveType type, const float* in, void* out, int64_t n) 
   });
 }
 
+std::vector<int64_t> FreeDims(int64_t rank, absl::Span<const int64_t> batch,
+                              absl::Span<const int64_t> contracting) {
+  std::vector<bool> used(rank, false);
+  for (int64_t d : batch) used[d] = true;
+  for (int64_t d : contracting) used[d] = true;
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!used[d]) free.push_back(d);
+  }
+  return free;
+}
+
 }  // namespace hlogym

@@ -19,6 +19,10 @@ void PermuteDense(const void* in, void* out, absl::Span<const int64_t> in_dims,
 // Whether `perm` is 0, 1, 2, ...
 bool IsInOrder(absl::Span<const int64_t> perm);
 
+// A dot operand's free dimensions: those neither batch nor contracting, in order.
+std::vector<int64_t> FreeDims(int64_t rank, absl::Span<const int64_t> batch,
+                              absl::Span<const int64_t> contracting);
+
 // C[m x n] = op(A) * op(B), row-major, for float or double (f64 when
 // `f64`); op transposes when asked. K == 0 gives zeros.
 void Gemm(bool f64, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,

@@ -106,6 +106,21 @@ absl::StatusOr<Measurement> MeasurementCache::Insert(uint64_t fingerprint,
   return results_.try_emplace(fingerprint, std::move(result)).first->second;
 }
 
+absl::StatusOr<Measurement> MeasurementCache::GetOrMeasure(
+    uint64_t fingerprint, const std::function<absl::StatusOr<Measurement>()>& measure) {
+  if (std::optional<absl::StatusOr<Measurement>> cached = Lookup(fingerprint)) {
+    return *std::move(cached);
+  }
+  absl::StatusOr<Measurement> result = measure();
+  if (!result.ok()) {
+    const absl::StatusCode code = result.status().code();
+    if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kInvalidArgument) {
+      return result.status();
+    }
+  }
+  return Insert(fingerprint, std::move(result));
+}
+
 int64_t MeasurementCache::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return static_cast<int64_t>(results_.size());

@@ -64,6 +64,11 @@ class MeasurementCache {
   std::optional<absl::StatusOr<Measurement>> Lookup(uint64_t fingerprint) const;
   // Returns the cached result: `result`, or the one stored before it.
   absl::StatusOr<Measurement> Insert(uint64_t fingerprint, absl::StatusOr<Measurement> result);
+  // The cached result for `fingerprint`, else `measure()`'s, cached when it
+  // succeeded or failed for what the module is (unimplemented, invalid);
+  // other errors (out of memory, a device fault) may pass and are not kept.
+  absl::StatusOr<Measurement> GetOrMeasure(uint64_t fingerprint,
+                                           const std::function<absl::StatusOr<Measurement>()>& measure);
   int64_t size() const;
   int64_t hits() const;
   int64_t misses() const;

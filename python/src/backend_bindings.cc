@@ -2,6 +2,8 @@
 // executables on the CPU and GPU targets (hlogym.compile), and PTX.
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -36,68 +38,60 @@ class Compiled {
   std::unique_ptr<Module> module_;
 };
 
-CpuRuntime& SharedCpuRuntime() {
-  static CpuRuntime* runtime = [] {
-    absl::StatusOr<std::unique_ptr<CpuRuntime>> r = CpuRuntime::Create();
+// The runtime each target's executables share (kernel caches, inputs),
+// made on first use.
+template <typename Runtime>
+Runtime& SharedRuntime() {
+  static Runtime* runtime = [] {
+    absl::StatusOr<std::unique_ptr<Runtime>> r = Runtime::Create();
     if (!r.ok()) ThrowStatus(r.status());
     return r->release();
   }();
   return *runtime;
 }
 
-class CompiledCpu : public Compiled {
- public:
-  static std::unique_ptr<Compiled> Make(const Module& module) {
-    auto c = std::make_unique<CompiledCpu>();
-    c->module_ = module.Clone();
-    absl::StatusOr<std::unique_ptr<CpuExecutable>> e =
-        CpuExecutable::Compile(*c->module_, SharedCpuRuntime().compiler());
-    if (!e.ok()) ThrowStatus(e.status());
-    c->executable_ = *std::move(e);
-    return c;
-  }
-  absl::StatusOr<std::vector<Literal>> Run(const std::vector<Literal>& arguments) override {
-    return executable_->Run(arguments);
-  }
-  absl::StatusOr<Measurement> Measure() override {
-    absl::StatusOr<CpuRuntimeReport> report = SharedCpuRuntime().MeasureUncached(*module_);
-    if (!report.ok()) return report.status();
-    return report->measurement;
-  }
-  py::dict Stats() const override {
-    const CpuExecutableStats& s = executable_->stats();
-    py::dict d;
-    d["backend"] = "cpu";
-    d["kernels"] = s.kernel_count;
-    d["llvm_kernels"] = s.jit_kernel_count;
-    d["blas_ops"] = s.blas_op_count;
-    d["interpreter_ops"] = s.interpreter_op_count;
-    d["arena_bytes"] = s.arena_bytes;
-    return d;
-  }
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileFor(CpuRuntime& runtime, const Module& m) {
+  return CpuExecutable::Compile(m, runtime.compiler());
+}
 
- private:
-  std::unique_ptr<CpuExecutable> executable_;
-};
+py::dict StatsDict(const CpuExecutableStats& s) {
+  py::dict d;
+  d["backend"] = "cpu";
+  d["kernels"] = s.kernel_count;
+  d["llvm_kernels"] = s.jit_kernel_count;
+  d["blas_ops"] = s.blas_op_count;
+  d["interpreter_ops"] = s.interpreter_op_count;
+  d["arena_bytes"] = s.arena_bytes;
+  return d;
+}
 
 #ifdef HLOGYM_HAVE_CUDA
-GpuRuntime& SharedGpuRuntime() {
-  static GpuRuntime* runtime = [] {
-    absl::StatusOr<std::unique_ptr<GpuRuntime>> r = GpuRuntime::Create();
-    if (!r.ok()) ThrowStatus(r.status());
-    return r->release();
-  }();
-  return *runtime;
+absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileFor(GpuRuntime& runtime, const Module& m) {
+  return GpuExecutable::Compile(m, runtime.kernels(), runtime.host_compiler());
 }
 
-class CompiledGpu : public Compiled {
+py::dict StatsDict(const GpuExecutableStats& s) {
+  py::dict d;
+  d["backend"] = "gpu";
+  d["kernels"] = s.kernel_count;
+  d["gpu_kernels"] = s.total_gpu_kernel_count;
+  d["cublas_ops"] = s.cublas_count;
+  d["host_ops"] = s.total_host_op_count;
+  d["control_flow"] = s.control_flow_count;
+  d["first_host_op"] = s.first_host_op;
+  d["arena_bytes"] = s.arena_bytes;
+  return d;
+}
+#endif
+
+// A module compiled on `Runtime`'s target (CpuRuntime or GpuRuntime).
+template <typename Runtime>
+class CompiledOn : public Compiled {
  public:
   static std::unique_ptr<Compiled> Make(const Module& module) {
-    auto c = std::make_unique<CompiledGpu>();
+    auto c = std::make_unique<CompiledOn>();
     c->module_ = module.Clone();
-    GpuRuntime& runtime = SharedGpuRuntime();
-    absl::StatusOr<std::unique_ptr<GpuExecutable>> e =
-        GpuExecutable::Compile(*c->module_, runtime.kernels(), runtime.host_compiler());
+    auto e = CompileFor(SharedRuntime<Runtime>(), *c->module_);
     if (!e.ok()) ThrowStatus(e.status());
     c->executable_ = *std::move(e);
     return c;
@@ -106,27 +100,18 @@ class CompiledGpu : public Compiled {
     return executable_->Run(arguments);
   }
   absl::StatusOr<Measurement> Measure() override {
-    absl::StatusOr<GpuRuntimeReport> report = SharedGpuRuntime().MeasureUncached(*module_);
+    auto report = SharedRuntime<Runtime>().MeasureUncached(*module_);
     if (!report.ok()) return report.status();
     return report->measurement;
   }
-  py::dict Stats() const override {
-    const GpuExecutableStats& s = executable_->stats();
-    py::dict d;
-    d["backend"] = "gpu";
-    d["kernels"] = s.kernel_count;
-    d["gpu_kernels"] = s.gpu_kernel_count;
-    d["cublas_ops"] = s.cublas_count;
-    d["host_ops"] = s.host_op_count;
-    d["first_host_op"] = s.first_host_op;
-    d["arena_bytes"] = s.arena_bytes;
-    return d;
-  }
+  py::dict Stats() const override { return StatsDict(executable_->stats()); }
 
  private:
-  std::unique_ptr<GpuExecutable> executable_;
+  // CpuExecutable or GpuExecutable: what CompileFor makes on this runtime.
+  using Executable = typename decltype(CompileFor(std::declval<Runtime&>(),
+                                                  std::declval<const Module&>()))::value_type::element_type;
+  std::unique_ptr<Executable> executable_;
 };
-#endif
 
 }  // namespace
 
@@ -182,10 +167,10 @@ void RegisterBackend(py::module_& m) {
   m.def(
       "compile",
       [](const Module& module, const std::string& backend) -> std::unique_ptr<Compiled> {
-        if (backend == "cpu") return CompiledCpu::Make(module);
+        if (backend == "cpu") return CompiledOn<CpuRuntime>::Make(module);
         if (backend == "gpu") {
 #ifdef HLOGYM_HAVE_CUDA
-          return CompiledGpu::Make(module);
+          return CompiledOn<GpuRuntime>::Make(module);
 #else
           throw NotSupported("not supported: this hlogym was built without CUDA; use backend='cpu'");
 #endif
