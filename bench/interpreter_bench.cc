@@ -6,7 +6,8 @@
 //                               the interpreter's < 60 s budget is about
 //
 // Each benchmark runs once by default (full-size modules take seconds); pass
-// --benchmark_filter to pick modules. Data comes from $HLOGYM_SOURCE_DIR or
+// --benchmark_filter to pick modules. HLOGYM_EVAL_PROFILE=1 prints, after
+// each evaluation, the interpreter's self time per opcode and element type. Data comes from $HLOGYM_SOURCE_DIR or
 // the HLOGYM_SOURCE_DIR the build defines.
 #include <algorithm>
 #include <cstdlib>

@@ -6,27 +6,120 @@
 #include "absl/strings/str_cat.h"
 #include "core/eval/index_util.h"
 #include "core/eval/kernels.h"
+#include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
 namespace {
 
-// Fills `out` by copying element source(i) of `in` for each output element
-// i; source returns -1 to keep the element as it is (a pad value, ...).
-template <typename SourceFn>
-void Gather1(const Literal& in, Literal& out, SourceFn source) {
-  const int width = ByteWidth(out.shape().element_type());
-  const uint8_t* src = in.raw_data();
-  uint8_t* dst = out.raw_data();
-  const std::vector<int64_t> dims(out.shape().dims().begin(), out.shape().dims().end());
-  ParallelFor(out.element_count(), [&](int64_t lo, int64_t hi) {
-    std::vector<int64_t> index(dims.size());
-    Unflatten(lo, dims, index.data());
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t s = source(index);
-      if (s >= 0) std::memcpy(dst + i * width, src + s * width, width);
-      Next(dims, index);
+// Copies a box of elements: for every index i of `dims` (row-major), the
+// element at src_base + sum(i * src_strides) goes to dst_base + sum(i *
+// dst_strides) (offsets in elements; strides may be 0 or negative). Every
+// data-movement op is one or more such copies. Dimensions are merged where
+// both sides are contiguous across them, and the innermost runs as a typed
+// loop, in parallel over the outer rows.
+struct BoxCopy {
+  std::vector<int64_t> dims, src_strides, dst_strides;
+  int64_t src_base = 0, dst_base = 0;
+};
+
+template <typename T>
+void CopyBoxTyped(const BoxCopy& box, const uint8_t* src_bytes, uint8_t* dst_bytes) {
+  const T* src = reinterpret_cast<const T*>(src_bytes);
+  T* dst = reinterpret_cast<T*>(dst_bytes);
+  const int64_t rank = static_cast<int64_t>(box.dims.size());
+  if (rank == 0) {
+    dst[box.dst_base] = src[box.src_base];
+    return;
+  }
+  const int64_t inner = box.dims[rank - 1];
+  const int64_t src_inner = box.src_strides[rank - 1], dst_inner = box.dst_strides[rank - 1];
+  const std::vector<int64_t> outer_dims(box.dims.begin(), box.dims.end() - 1);
+  const int64_t rows = Product(outer_dims);
+  // Rows per task so that each task moves a reasonable number of elements.
+  const int64_t rows_per_task = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(inner, 1));
+  const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+  auto run = [&](int64_t task_lo, int64_t task_hi) {
+    const int64_t row_lo = task_lo * rows_per_task;
+    const int64_t row_hi = std::min(rows, task_hi * rows_per_task);
+    std::vector<int64_t> index(outer_dims.size());
+    Unflatten(row_lo, outer_dims, index.data());
+    for (int64_t row = row_lo; row < row_hi; ++row) {
+      int64_t s = box.src_base, d = box.dst_base;
+      for (size_t k = 0; k < index.size(); ++k) {
+        s += index[k] * box.src_strides[k];
+        d += index[k] * box.dst_strides[k];
+      }
+      if (src_inner == 1 && dst_inner == 1) {
+        std::memcpy(dst + d, src + s, inner * sizeof(T));
+      } else if (src_inner == 0 && dst_inner == 1) {
+        std::fill_n(dst + d, inner, src[s]);
+      } else {
+        for (int64_t j = 0; j < inner; ++j) dst[d + j * dst_inner] = src[s + j * src_inner];
+      }
+      Next(outer_dims, index);
     }
-  });
+  };
+  if (rows * inner <= (1 << 15)) {
+    run(0, tasks);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, tasks),
+                      [&](const tbb::blocked_range<int64_t>& r) { run(r.begin(), r.end()); });
+  }
+}
+
+void CopyBox(BoxCopy box, int width, const uint8_t* src, uint8_t* dst) {
+  // Drop size-1 dimensions, then merge a dimension into the next one when
+  // both sides step across it as one run.
+  for (const int64_t d : box.dims) {
+    if (d == 0) return;
+  }
+  BoxCopy merged;
+  merged.src_base = box.src_base;
+  merged.dst_base = box.dst_base;
+  for (size_t k = 0; k < box.dims.size(); ++k) {
+    if (box.dims[k] == 1) continue;
+    if (!merged.dims.empty() &&
+        merged.src_strides.back() == box.src_strides[k] * box.dims[k] &&
+        merged.dst_strides.back() == box.dst_strides[k] * box.dims[k]) {
+      merged.dims.back() *= box.dims[k];
+      merged.src_strides.back() = box.src_strides[k];
+      merged.dst_strides.back() = box.dst_strides[k];
+      continue;
+    }
+    merged.dims.push_back(box.dims[k]);
+    merged.src_strides.push_back(box.src_strides[k]);
+    merged.dst_strides.push_back(box.dst_strides[k]);
+  }
+  switch (width) {
+    case 1: return CopyBoxTyped<uint8_t>(merged, src, dst);
+    case 2: return CopyBoxTyped<uint16_t>(merged, src, dst);
+    case 4: return CopyBoxTyped<uint32_t>(merged, src, dst);
+    case 8: return CopyBoxTyped<uint64_t>(merged, src, dst);
+    case 16: {
+      struct Wide { uint64_t a, b; };
+      return CopyBoxTyped<Wide>(merged, src, dst);
+    }
+    default: {
+      // Any other width: copy bytes, one more dimension inside.
+      for (int64_t& st : merged.src_strides) st *= width;
+      for (int64_t& st : merged.dst_strides) st *= width;
+      merged.dims.push_back(width);
+      merged.src_strides.push_back(1);
+      merged.dst_strides.push_back(1);
+      merged.src_base *= width;
+      merged.dst_base *= width;
+      return CopyBoxTyped<uint8_t>(merged, src, dst);
+    }
+  }
+}
+
+// A box over all of `out` (its row-major strides on the destination side).
+BoxCopy OverOutput(const Shape& out) {
+  BoxCopy box;
+  box.dims.assign(out.dims().begin(), out.dims().end());
+  box.dst_strides = Strides(out.dims());
+  box.src_strides.assign(box.dims.size(), 0);
+  return box;
 }
 
 int64_t ScalarIndex(const Literal& literal) { return literal.GetAsInt64(0); }
@@ -52,6 +145,7 @@ std::vector<int64_t> DynamicStarts(Operands operands, size_t first_index,
 absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands operands) {
   const Shape& shape = inst.shape();
   Literal out(shape);
+  const int width = shape.IsArray() ? ByteWidth(shape.element_type()) : 0;
   switch (inst.opcode()) {
     case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kCopy: {
       const Literal& in = *operands[0];
@@ -66,51 +160,44 @@ absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands opera
     case Opcode::kBroadcast: {
       const Literal& in = *operands[0];
       const std::vector<int64_t> in_strides = Strides(in.shape().dims());
+      BoxCopy box = OverOutput(shape);
       auto dims = inst.dimensions();
-      Gather1(in, out, [&](const std::vector<int64_t>& index) {
-        int64_t s = 0;
-        for (size_t k = 0; k < dims.size(); ++k) s += index[dims[k]] * in_strides[k];
-        return s;
-      });
+      for (size_t k = 0; k < dims.size(); ++k) box.src_strides[dims[k]] = in_strides[k];
+      CopyBox(std::move(box), width, in.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kTranspose: {
       const Literal& in = *operands[0];
       const std::vector<int64_t> in_strides = Strides(in.shape().dims());
+      BoxCopy box = OverOutput(shape);
       auto perm = inst.dimensions();
-      Gather1(in, out, [&](const std::vector<int64_t>& index) {
-        int64_t s = 0;
-        for (size_t k = 0; k < perm.size(); ++k) s += index[k] * in_strides[perm[k]];
-        return s;
-      });
+      for (size_t k = 0; k < perm.size(); ++k) box.src_strides[k] = in_strides[perm[k]];
+      CopyBox(std::move(box), width, in.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kReverse: {
       const Literal& in = *operands[0];
       const std::vector<int64_t> in_strides = Strides(in.shape().dims());
-      std::vector<bool> reversed(shape.rank(), false);
-      for (int64_t d : inst.dimensions()) reversed[d] = true;
-      Gather1(in, out, [&](const std::vector<int64_t>& index) {
-        int64_t s = 0;
-        for (size_t k = 0; k < index.size(); ++k) {
-          s += (reversed[k] ? shape.dim(k) - 1 - index[k] : index[k]) * in_strides[k];
-        }
-        return s;
-      });
+      BoxCopy box = OverOutput(shape);
+      box.src_strides = in_strides;
+      for (int64_t d : inst.dimensions()) {
+        box.src_base += (shape.dim(d) - 1) * in_strides[d];
+        box.src_strides[d] = -in_strides[d];
+      }
+      CopyBox(std::move(box), width, in.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kSlice: {
       const Literal& in = *operands[0];
       const std::vector<int64_t> in_strides = Strides(in.shape().dims());
       const auto& a = inst.attrs<SliceAttrs>();
-      Gather1(in, out, [&](const std::vector<int64_t>& index) {
-        int64_t s = 0;
-        for (size_t k = 0; k < index.size(); ++k) {
-          const int64_t stride = k < a.strides.size() ? a.strides[k] : 1;
-          s += (a.starts[k] + index[k] * stride) * in_strides[k];
-        }
-        return s;
-      });
+      BoxCopy box = OverOutput(shape);
+      for (int64_t k = 0; k < shape.rank(); ++k) {
+        const int64_t stride = k < static_cast<int64_t>(a.strides.size()) ? a.strides[k] : 1;
+        box.src_base += a.starts[k] * in_strides[k];
+        box.src_strides[k] = stride * in_strides[k];
+      }
+      CopyBox(std::move(box), width, in.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kDynamicSlice: {
@@ -118,11 +205,10 @@ absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands opera
       const std::vector<int64_t> in_strides = Strides(in.shape().dims());
       const std::vector<int64_t> starts =
           DynamicStarts(operands, 1, in.shape().dims(), shape.dims());
-      Gather1(in, out, [&](const std::vector<int64_t>& index) {
-        int64_t s = 0;
-        for (size_t k = 0; k < index.size(); ++k) s += (starts[k] + index[k]) * in_strides[k];
-        return s;
-      });
+      BoxCopy box = OverOutput(shape);
+      box.src_strides = in_strides;
+      for (int64_t k = 0; k < shape.rank(); ++k) box.src_base += starts[k] * in_strides[k];
+      CopyBox(std::move(box), width, in.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kDynamicUpdateSlice: {
@@ -131,34 +217,25 @@ absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands opera
       std::memcpy(out.raw_data(), base.raw_data(), base.raw_size());
       const std::vector<int64_t> starts =
           DynamicStarts(operands, 2, base.shape().dims(), update.shape().dims());
-      const std::vector<int64_t> out_strides = Strides(shape.dims());
-      const int width = ByteWidth(shape.element_type());
-      std::vector<int64_t> index(update.shape().rank(), 0);
-      const int64_t n = update.element_count();
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t d = 0;
-        for (size_t k = 0; k < index.size(); ++k) d += (starts[k] + index[k]) * out_strides[k];
-        std::memcpy(out.raw_data() + d * width, update.raw_data() + i * width, width);
-        Next(update.shape().dims(), index);
-      }
+      BoxCopy box;
+      box.dims.assign(update.shape().dims().begin(), update.shape().dims().end());
+      box.src_strides = Strides(update.shape().dims());
+      box.dst_strides = Strides(shape.dims());
+      for (int64_t k = 0; k < shape.rank(); ++k) box.dst_base += starts[k] * box.dst_strides[k];
+      CopyBox(std::move(box), width, update.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kConcatenate: {
       const int64_t axis = inst.dimension(0);
       const std::vector<int64_t> out_strides = Strides(shape.dims());
-      const int width = ByteWidth(shape.element_type());
       int64_t offset = 0;
       for (const Literal* part : operands) {
-        std::vector<int64_t> index(part->shape().rank(), 0);
-        const int64_t n = part->element_count();
-        for (int64_t i = 0; i < n; ++i) {
-          int64_t d = 0;
-          for (size_t k = 0; k < index.size(); ++k) {
-            d += (index[k] + (static_cast<int64_t>(k) == axis ? offset : 0)) * out_strides[k];
-          }
-          std::memcpy(out.raw_data() + d * width, part->raw_data() + i * width, width);
-          Next(part->shape().dims(), index);
-        }
+        BoxCopy box;
+        box.dims.assign(part->shape().dims().begin(), part->shape().dims().end());
+        box.src_strides = Strides(part->shape().dims());
+        box.dst_strides = out_strides;
+        box.dst_base = offset * out_strides[axis];
+        CopyBox(std::move(box), width, part->raw_data(), out.raw_data());
         offset += part->shape().dim(axis);
       }
       return out;
@@ -166,24 +243,30 @@ absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands opera
     case Opcode::kPad: {
       const Literal& in = *operands[0];
       const Literal& value = *operands[1];
-      const int width = ByteWidth(shape.element_type());
-      for (int64_t i = 0; i < out.element_count(); ++i) {
-        std::memcpy(out.raw_data() + i * width, value.raw_data(), width);
-      }
+      BoxCopy fill = OverOutput(shape);  // every element from the scalar pad value
+      CopyBox(std::move(fill), width, value.raw_data(), out.raw_data());
+      // Then the input elements that land inside the output: input index i
+      // of dimension k goes to low + i * (interior + 1), which negative low
+      // or high padding can push outside.
       const auto& padding = inst.attrs<PadAttrs>().padding;
       const std::vector<int64_t> in_strides = Strides(in.shape().dims());
-      Gather1(in, out, [&](const std::vector<int64_t>& index) -> int64_t {
-        int64_t s = 0;
-        for (size_t k = 0; k < index.size(); ++k) {
-          const int64_t shifted = index[k] - padding[k].low;
-          const int64_t step = padding[k].interior + 1;
-          if (shifted < 0 || shifted % step != 0) return -1;
-          const int64_t source = shifted / step;
-          if (source >= in.shape().dim(k)) return -1;
-          s += source * in_strides[k];
-        }
-        return s;
-      });
+      const std::vector<int64_t> out_strides = Strides(shape.dims());
+      BoxCopy box;
+      for (int64_t k = 0; k < shape.rank(); ++k) {
+        const int64_t step = padding[k].interior + 1;
+        const int64_t low = padding[k].low;
+        // First and one-past-last input index whose position is in [0, dim).
+        int64_t first = low >= 0 ? 0 : (-low + step - 1) / step;
+        int64_t last = in.shape().dim(k);
+        while (last > first && low + (last - 1) * step >= shape.dim(k)) --last;
+        if (last <= first) return out;
+        box.dims.push_back(last - first);
+        box.src_strides.push_back(in_strides[k]);
+        box.dst_strides.push_back(step * out_strides[k]);
+        box.src_base += first * in_strides[k];
+        box.dst_base += (low + first * step) * out_strides[k];
+      }
+      CopyBox(std::move(box), width, in.raw_data(), out.raw_data());
       return out;
     }
     case Opcode::kIota: {

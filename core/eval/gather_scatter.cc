@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/eval/float_codec.h"
+#include "core/eval/float_ops.h"
 #include "core/eval/index_util.h"
 #include "core/eval/kernels.h"
 
@@ -120,11 +122,43 @@ absl::StatusOr<Literal> EvalScatter(const Instruction& inst, Operands operands,
   }
   IndexReader reader(indices, s.index_vector_dim);
   const std::vector<int64_t> strides = Strides(operand_shape.dims());
-  std::vector<int64_t> index(update_shape.rank(), 0), batch(update_scatter_dims.size()), start(r);
+  // Update elements in row-major order, as scatter positions (the update's
+  // scatter dims) outside and window positions inside: each operand element
+  // still receives its updates in row-major order of the update.
+  std::vector<int64_t> scatter_sizes, window_sizes;
+  for (int64_t d : update_scatter_dims) scatter_sizes.push_back(update_shape.dim(d));
+  for (int64_t d : s.update_window_dims) window_sizes.push_back(update_shape.dim(d));
+  const std::vector<int64_t> update_strides = Strides(update_shape.dims());
+  const int64_t positions = Product(scatter_sizes), window_count = Product(window_sizes);
+  // Operand and update offsets of each window element, relative to the
+  // window's start.
+  std::vector<int64_t> window_operand(window_count), window_update(window_count);
+  {
+    std::vector<int64_t> w(window_sizes.size(), 0);
+    for (int64_t e = 0; e < window_count; ++e, Next(window_sizes, w)) {
+      int64_t o = 0, u = 0;
+      for (size_t j = 0; j < w.size(); ++j) {
+        o += w[j] * strides[window_dims[j]];
+        u += w[j] * update_strides[s.update_window_dims[j]];
+      }
+      window_operand[e] = o;
+      window_update[e] = u;
+    }
+  }
+  // One float operand with an add/multiply/maximum/minimum combiner: typed.
+  const PrimitiveType t = operand_shape.element_type();
+  const Instruction* root = inst.to_apply()->root();
+  const bool typed =
+      n == 1 && HasFloatCodec(t) && operands[n + 1]->shape().element_type() == t &&
+      root->operand_count() == 2 && root->shape().element_type() == t &&
+      root->operand(0)->opcode() == Opcode::kParameter &&
+      root->operand(1)->opcode() == Opcode::kParameter &&
+      root->operand(0)->parameter_number() == 0 && root->operand(1)->parameter_number() == 1 &&
+      (root->opcode() == Opcode::kAdd || root->opcode() == Opcode::kMultiply ||
+       root->opcode() == Opcode::kMaximum || root->opcode() == Opcode::kMinimum);
+  std::vector<int64_t> batch(update_scatter_dims.size(), 0), start(r);
   std::vector<Scalar> in(2 * n), out(n);
-  const int64_t count = update_shape.element_count();
-  for (int64_t i = 0; i < count; ++i, Next(update_shape.dims(), index)) {
-    for (size_t j = 0; j < update_scatter_dims.size(); ++j) batch[j] = index[update_scatter_dims[j]];
+  for (int64_t pos = 0; pos < positions; ++pos, Next(scatter_sizes, batch)) {
     std::fill(start.begin(), start.end(), 0);
     for (size_t k = 0; k < s.scatter_dims_to_operand_dims.size(); ++k) {
       start[s.scatter_dims_to_operand_dims[k]] = reader.Read(batch, static_cast<int64_t>(k));
@@ -135,21 +169,38 @@ absl::StatusOr<Literal> EvalScatter(const Instruction& inst, Operands operands,
       start[s.input_batching_dims[k]] = j < batch.size() ? batch[j] : 0;
     }
     bool in_bounds = true;
-    int64_t linear = 0;
+    int64_t base = 0;
     for (int64_t d = 0; d < r; ++d) {
       if (start[d] < 0 || start[d] > operand_shape.dim(d) - window_size[d]) in_bounds = false;
-      linear += start[d] * strides[d];
+      base += start[d] * strides[d];
     }
     if (!in_bounds) continue;
-    for (size_t j = 0; j < window_dims.size(); ++j) {
-      linear += index[s.update_window_dims[j]] * strides[window_dims[j]];
+    int64_t update_base = 0;
+    for (size_t j = 0; j < update_scatter_dims.size(); ++j) {
+      update_base += batch[j] * update_strides[update_scatter_dims[j]];
     }
-    for (int64_t k = 0; k < n; ++k) {
-      in[k] = LoadScalar(results[k], linear);
-      in[n + k] = LoadScalar(*operands[n + 1 + k], i);
+    if (typed) {
+      VisitFloatCodec(t, [&](auto codec) {
+        WithFloatBinary(root->opcode(), [&](auto fn) {
+          uint8_t* dst = results[0].raw_data();
+          const uint8_t* src = operands[n + 1]->raw_data();
+          for (int64_t e = 0; e < window_count; ++e) {
+            const int64_t at = base + window_operand[e];
+            codec.Store(dst, at, fn(codec.Load(dst, at), codec.Load(src, update_base + window_update[e])));
+          }
+        });
+      });
+      continue;
     }
-    if (absl::Status st = combine->Run(in, absl::MakeSpan(out)); !st.ok()) return st;
-    for (int64_t k = 0; k < n; ++k) StoreScalar(results[k], linear, out[k]);
+    for (int64_t e = 0; e < window_count; ++e) {
+      const int64_t at = base + window_operand[e];
+      for (int64_t k = 0; k < n; ++k) {
+        in[k] = LoadScalar(results[k], at);
+        in[n + k] = LoadScalar(*operands[n + 1 + k], update_base + window_update[e]);
+      }
+      if (absl::Status st = combine->Run(in, absl::MakeSpan(out)); !st.ok()) return st;
+      for (int64_t k = 0; k < n; ++k) StoreScalar(results[k], at, out[k]);
+    }
   }
   if (n == 1) return std::move(results[0]);
   return Literal::Tuple(std::move(results));

@@ -1,16 +1,33 @@
 #include "core/eval/interpreter.h"
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/eval/kernels.h"
+#include "core/eval/profile.h"
 
 namespace hlogym {
 namespace {
 
+// Values are immutable once computed. Owned ones are allocated non-const, so
+// a value whose last reference is being returned may be moved from.
 using Value = std::shared_ptr<const Literal>;
+
+// The deleter of borrowed values (parameters, constants): never moved from.
+struct Borrowed {
+  void operator()(const Literal*) const {}
+};
+
+// The value as a Literal: moved out when nothing else can see it, else copied.
+Literal Release(Value value) {
+  if (value.use_count() == 1 && std::get_deleter<Borrowed>(value) == nullptr) {
+    return std::move(const_cast<Literal&>(*value));
+  }
+  return *value;
+}
 
 absl::Status NotSupported(const Instruction& inst, const std::string& what) {
   return absl::UnimplementedError(
@@ -82,27 +99,28 @@ absl::StatusOr<Value> EvalInstruction(const Instruction& inst, const std::vector
   const CallComputation call = Call;
   auto wrap = [](absl::StatusOr<Literal> r) -> absl::StatusOr<Value> {
     if (!r.ok()) return r.status();
-    return std::make_shared<const Literal>(*std::move(r));
+    return std::make_shared<Literal>(*std::move(r));
   };
   const Opcode op = inst.opcode();
   switch (op) {
     case Opcode::kParameter: {
       const int64_t p = inst.parameter_number();
       // Parameters are borrowed: the caller keeps them alive for the call.
-      return Value(parameters[p], [](const Literal*) {});
+      return Value(parameters[p], Borrowed());
     }
     case Opcode::kConstant:
       if (inst.literal().is_elided()) {
         return NotSupported(inst, "a constant whose values were elided as {...}");
       }
-      return Value(&inst.literal(), [](const Literal*) {});
+      return Value(&inst.literal(), Borrowed());
     case Opcode::kTuple: {
       std::vector<Literal> elements;
       for (const Value& v : values) elements.push_back(*v);
-      return std::make_shared<const Literal>(Literal::Tuple(std::move(elements)));
+      return std::make_shared<Literal>(Literal::Tuple(std::move(elements)));
     }
     case Opcode::kGetTupleElement:
-      return std::make_shared<const Literal>(values[0]->tuple_elements().at(inst.tuple_index()));
+      // An alias into the tuple, which it keeps alive: no copy.
+      return Value(values[0], &values[0]->tuple_elements().at(inst.tuple_index()));
     case Opcode::kAlternatives: case Opcode::kOptimizationBarrier:
       return values[0];
     case Opcode::kFusion: case Opcode::kCall:
@@ -118,7 +136,7 @@ absl::StatusOr<Value> EvalInstruction(const Instruction& inst, const std::vector
         if (!next.ok()) return next.status();
         state = *std::move(next);
       }
-      return std::make_shared<const Literal>(std::move(state));
+      return std::make_shared<Literal>(std::move(state));
     }
     case Opcode::kConditional: {
       const Literal& selector = *values[0];
@@ -174,7 +192,9 @@ absl::StatusOr<Literal> Call(const Computation& computation, Operands arguments)
     std::vector<Value> operands;
     operands.reserve(inst->operand_count());
     for (const Instruction* operand : inst->operands()) operands.push_back(values.at(operand));
+    EvalTimer timer(EvalProfile::Enabled());
     absl::StatusOr<Value> value = EvalInstruction(*inst, operands, arguments);
+    timer.Stop(*inst);
     if (!value.ok()) return value.status();
     values[inst] = *std::move(value);
     // Users are counted once each, however many times they use an operand.
@@ -187,7 +207,9 @@ absl::StatusOr<Literal> Call(const Computation& computation, Operands arguments)
       }
     }
   }
-  return *values.at(computation.root());
+  Value root = std::move(values.at(computation.root()));
+  values.clear();
+  return Release(std::move(root));
 }
 
 void Flatten(Literal literal, std::vector<Literal>& out) {
@@ -223,7 +245,12 @@ absl::StatusOr<Literal> Evaluate(const Module& module, absl::Span<const Literal>
     }
     pointers.push_back(&arguments[p]);
   }
-  return Call(*entry, pointers);
+  absl::StatusOr<Literal> result = Call(*entry, pointers);
+  if (EvalProfile::Enabled()) {
+    std::fprintf(stderr, "interpreter profile of %s:\n%s", module.name().c_str(),
+                 EvalProfile::TakeReport().c_str());
+  }
+  return result;
 }
 
 absl::StatusOr<std::vector<Literal>> EvaluateFlat(const Module& module,

@@ -30,10 +30,20 @@ class ScalarFunction {
   absl::Status Run(absl::Span<const Scalar> in, absl::Span<Scalar> out) const;
 
  private:
+  // How an op runs: the common float ops through pre-resolved functions,
+  // the rest through ApplyUnary/ApplyBinary.
+  enum class Kind { kParameter, kConstant, kTuple, kSelect, kFloatBinary, kFloatCompare,
+                    kPredAnd, kPredOr, kGeneric };
   struct Op {
-    const Instruction* inst;
+    const Instruction* inst = nullptr;
     std::vector<int> operands;  // register indices
+    Kind kind = Kind::kGeneric;
+    double (*float_binary)(double, double) = nullptr;
+    bool (*float_compare)(double, double) = nullptr;
+    Scalar constant;
   };
+  static void Resolve(Op& op);
+
   const Computation* computation_ = nullptr;
   CallComputation call_;
   bool compiled_ = false;
@@ -59,7 +69,9 @@ absl::StatusOr<Literal> EvalDot(const Instruction& inst, Operands operands);
 absl::StatusOr<Literal> EvalConvolution(const Instruction& inst, Operands operands);
 absl::StatusOr<Literal> EvalRngBitGenerator(const Instruction& inst, Operands operands);
 
-// Runs `body(begin, end)` over [0, n) in parallel chunks when n is large.
-void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body);
+// Runs `body(begin, end)` over [0, n) in parallel chunks when the work is
+// large; `cost_per_item` (in element operations) sizes the chunks.
+void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body,
+                 int64_t cost_per_item = 1);
 
 }  // namespace hlogym

@@ -6,12 +6,11 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "core/eval/float_ops.h"
 #include "core/ir/float_formats.h"
 
 namespace hlogym {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 int Width(PrimitiveType t) { return BitWidth(t); }
 
@@ -50,13 +49,6 @@ Scalar Pred(bool b) {
 }
 
 double UnsignedValue(int64_t i) { return static_cast<double>(static_cast<uint64_t>(i)); }
-
-// Total order key: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
-int64_t TotalOrderKey(double v) {
-  int64_t bits;
-  std::memcpy(&bits, &v, sizeof(bits));
-  return bits < 0 ? std::numeric_limits<int64_t>::min() - bits - 1 : bits;
-}
 
 absl::Status Unsupported(Opcode opcode, PrimitiveType type) {
   return absl::UnimplementedError(absl::StrCat("not supported: ", std::string(OpcodeName(opcode)),
@@ -197,42 +189,10 @@ absl::StatusOr<Scalar> ApplyUnary(Opcode op, PrimitiveType t, PrimitiveType out,
     return RoundTo(out, r);
   }
   if (IsFloat(t)) {
-    const double v = x.f;
-    switch (op) {
-      case Opcode::kAbs: return Float(out, std::fabs(v));
-      case Opcode::kNegate: return Float(out, -v);
-      case Opcode::kSign:
-        return Float(out, std::isnan(v) ? v : v > 0 ? 1.0 : v < 0 ? -1.0 : v);
-      case Opcode::kExp: return Float(out, std::exp(v));
-      case Opcode::kExpm1: return Float(out, std::expm1(v));
-      case Opcode::kLog: return Float(out, std::log(v));
-      case Opcode::kLog1p: return Float(out, std::log1p(v));
-      case Opcode::kLogistic: return Float(out, 1.0 / (1.0 + std::exp(-v)));
-      case Opcode::kTanh: return Float(out, std::tanh(v));
-      case Opcode::kSqrt: return Float(out, std::sqrt(v));
-      case Opcode::kRsqrt: return Float(out, 1.0 / std::sqrt(v));
-      case Opcode::kCbrt: return Float(out, std::cbrt(v));
-      case Opcode::kSin: return Float(out, std::sin(v));
-      case Opcode::kCos: return Float(out, std::cos(v));
-      case Opcode::kTan: return Float(out, std::tan(v));
-      case Opcode::kErf: return Float(out, std::erf(v));
-      case Opcode::kAtan: return Float(out, std::atan(v));
-      case Opcode::kAcos: return Float(out, std::acos(v));
-      case Opcode::kAsin: return Float(out, std::asin(v));
-      case Opcode::kAcosh: return Float(out, std::acosh(v));
-      case Opcode::kAsinh: return Float(out, std::asinh(v));
-      case Opcode::kAtanh: return Float(out, std::atanh(v));
-      case Opcode::kCosh: return Float(out, std::cosh(v));
-      case Opcode::kSinh: return Float(out, std::sinh(v));
-      case Opcode::kFloor: return Float(out, std::floor(v));
-      case Opcode::kCeil: return Float(out, std::ceil(v));
-      case Opcode::kRoundNearestAfz: return Float(out, std::round(v));
-      case Opcode::kRoundNearestEven: return Float(out, std::nearbyint(v));
-      case Opcode::kIsFinite: return Pred(std::isfinite(v));
-      case Opcode::kReal: return Float(out, v);
-      case Opcode::kImag: return Float(out, 0.0);
-      default: return Unsupported(op, t);
-    }
+    if (op == Opcode::kIsFinite) return Pred(std::isfinite(x.f));
+    Scalar r;
+    if (WithFloatUnary(op, [&](auto fn) { r = Float(out, fn(x.f)); })) return r;
+    return Unsupported(op, t);
   }
   // Integers and pred.
   const int64_t v = x.i;
@@ -267,8 +227,9 @@ bool Compare(ComparisonDirection d, ComparisonType ct, PrimitiveType t, const Sc
     return d == ComparisonDirection::kNe ? x.c != y.c : d == ComparisonDirection::kEq && x.c == y.c;
   }
   if (IsFloat(t)) {
-    if (ct == ComparisonType::kTotalOrder) return order(TotalOrderKey(x.f), TotalOrderKey(y.f));
-    return order(x.f, y.f);
+    bool result = false;
+    WithFloatCompare(d, ct, [&](auto fn) { result = fn(x.f, y.f); });
+    return result;
   }
   const bool is_unsigned = ct == ComparisonType::kUnsigned ||
                            (ct != ComparisonType::kSigned &&
@@ -292,26 +253,14 @@ absl::StatusOr<Scalar> ApplyBinary(Opcode op, PrimitiveType t, PrimitiveType out
     return RoundTo(out, r);
   }
   if (IsFloat(t)) {
-    const double a = x.f, b = y.f;
-    switch (op) {
-      case Opcode::kAdd: return Float(out, a + b);
-      case Opcode::kSubtract: return Float(out, a - b);
-      case Opcode::kMultiply: return Float(out, a * b);
-      case Opcode::kDivide: return Float(out, a / b);
-      case Opcode::kMaximum:
-        return Float(out, std::isnan(a) || std::isnan(b) ? kNaN : (a > b ? a : (b > a ? b : (std::signbit(a) ? b : a))));
-      case Opcode::kMinimum:
-        return Float(out, std::isnan(a) || std::isnan(b) ? kNaN : (a < b ? a : (b < a ? b : (std::signbit(a) ? a : b))));
-      case Opcode::kPower: return Float(out, std::pow(a, b));
-      case Opcode::kRemainder: return Float(out, std::fmod(a, b));
-      case Opcode::kAtan2: return Float(out, std::atan2(a, b));
-      case Opcode::kComplex: {
-        Scalar r;
-        r.c = {a, b};
-        return RoundTo(out, r);
-      }
-      default: return Unsupported(op, t);
+    if (op == Opcode::kComplex) {
+      Scalar r;
+      r.c = {x.f, y.f};
+      return RoundTo(out, r);
     }
+    Scalar r;
+    if (WithFloatBinary(op, [&](auto fn) { r = Float(out, fn(x.f, y.f)); })) return r;
+    return Unsupported(op, t);
   }
   const int64_t a = x.i, b = y.i;
   const uint64_t ua = Bits(t, a), ub = Bits(t, b);

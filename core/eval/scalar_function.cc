@@ -1,6 +1,7 @@
 // ScalarFunction: reducers and comparators evaluated element by element.
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/eval/float_ops.h"
 #include "core/eval/kernels.h"
 
 namespace hlogym {
@@ -21,6 +22,46 @@ bool IsScalarOp(const Instruction& inst) {
 
 }  // namespace
 
+void ScalarFunction::Resolve(Op& op) {
+  const Instruction& inst = *op.inst;
+  const PrimitiveType out = inst.shape().IsTuple() ? PrimitiveType::kTuple
+                                                   : inst.shape().element_type();
+  auto operand_type = [&](int k) { return inst.operand(k)->shape().element_type(); };
+  switch (inst.opcode()) {
+    case Opcode::kParameter: op.kind = Kind::kParameter; return;
+    case Opcode::kConstant:
+      op.kind = Kind::kConstant;
+      op.constant = LoadScalar(inst.literal(), 0);
+      return;
+    case Opcode::kTuple: op.kind = Kind::kTuple; return;
+    case Opcode::kSelect: op.kind = Kind::kSelect; return;
+    case Opcode::kCompare: {
+      if (!IsFloat(operand_type(0))) return;
+      const auto& a = inst.attrs<CompareAttrs>();
+      WithFloatCompare(a.direction, a.type, [&](auto fn) {
+        op.float_compare = +fn;
+        op.kind = Kind::kFloatCompare;
+      });
+      return;
+    }
+    case Opcode::kAnd: case Opcode::kOr:
+      if (out == PrimitiveType::kPred) {
+        op.kind = inst.opcode() == Opcode::kAnd ? Kind::kPredAnd : Kind::kPredOr;
+      }
+      return;
+    default:
+      // Only f32 and f64 results: their rounding is a cast (RoundTo below).
+      if (op.operands.size() == 2 && (out == PrimitiveType::kF32 || out == PrimitiveType::kF64) &&
+          operand_type(0) == out) {
+        WithFloatBinary(inst.opcode(), [&](auto fn) {
+          op.float_binary = +fn;
+          op.kind = Kind::kFloatBinary;
+        });
+      }
+      return;
+  }
+}
+
 absl::StatusOr<ScalarFunction> ScalarFunction::Make(const Computation& computation,
                                                     const CallComputation& call) {
   ScalarFunction f;
@@ -39,8 +80,10 @@ absl::StatusOr<ScalarFunction> ScalarFunction::Make(const Computation& computati
   if (compilable) {
     absl::flat_hash_map<const Instruction*, int> reg;
     for (const Instruction* inst : order) {
-      Op op{inst, {}};
+      Op op;
+      op.inst = inst;
       for (const Instruction* operand : inst->operands()) op.operands.push_back(reg.at(operand));
+      Resolve(op);
       reg[inst] = static_cast<int>(f.program_.size());
       f.program_.push_back(std::move(op));
     }
@@ -79,12 +122,37 @@ absl::Status ScalarFunction::Run(absl::Span<const Scalar> in, absl::Span<Scalar>
   for (size_t r = 0; r < program_.size(); ++r) {
     const Op& op = program_[r];
     const Instruction& inst = *op.inst;
+    switch (op.kind) {
+      case Kind::kParameter: regs[r] = in[inst.parameter_number()]; continue;
+      case Kind::kConstant: regs[r] = op.constant; continue;
+      case Kind::kTuple: continue;
+      case Kind::kSelect:
+        regs[r] = regs[op.operands[0]].i ? regs[op.operands[1]] : regs[op.operands[2]];
+        continue;
+      case Kind::kFloatCompare:
+        regs[r] = Scalar();
+        regs[r].i = op.float_compare(regs[op.operands[0]].f, regs[op.operands[1]].f);
+        continue;
+      case Kind::kPredAnd:
+        regs[r] = Scalar();
+        regs[r].i = (regs[op.operands[0]].i != 0) & (regs[op.operands[1]].i != 0);
+        continue;
+      case Kind::kPredOr:
+        regs[r] = Scalar();
+        regs[r].i = (regs[op.operands[0]].i != 0) | (regs[op.operands[1]].i != 0);
+        continue;
+      case Kind::kFloatBinary: {
+        Scalar v;
+        v.f = op.float_binary(regs[op.operands[0]].f, regs[op.operands[1]].f);
+        regs[r] = RoundTo(inst.shape().element_type(), v);
+        continue;
+      }
+      case Kind::kGeneric:
+        break;
+    }
     const PrimitiveType out_type = inst.shape().element_type();
     auto operand_type = [&](int k) { return inst.operand(k)->shape().element_type(); };
     switch (inst.opcode()) {
-      case Opcode::kParameter: regs[r] = in[inst.parameter_number()]; break;
-      case Opcode::kConstant: regs[r] = LoadScalar(inst.literal(), 0); break;
-      case Opcode::kTuple: break;
       case Opcode::kCompare: {
         const auto& a = inst.attrs<CompareAttrs>();
         regs[r] = Scalar();
@@ -92,9 +160,6 @@ absl::Status ScalarFunction::Run(absl::Span<const Scalar> in, absl::Span<Scalar>
                             regs[op.operands[1]]);
         break;
       }
-      case Opcode::kSelect:
-        regs[r] = regs[op.operands[0]].i ? regs[op.operands[1]] : regs[op.operands[2]];
-        break;
       case Opcode::kClamp: {
         absl::StatusOr<Scalar> m = ApplyBinary(Opcode::kMaximum, out_type, out_type,
                                                regs[op.operands[1]], regs[op.operands[0]]);

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "core/eval/float_ops.h"
 #include "core/eval/index_util.h"
 #include "core/eval/kernels.h"
 
@@ -80,26 +81,41 @@ absl::StatusOr<Literal> EvalTopK(const Instruction& inst, Operands operands) {
   const PrimitiveType type = shape.element_type();
   Literal values(inst.shape().tuple_shape(0));
   Literal indices(inst.shape().tuple_shape(1));
-  int64_t row = 0;
-  ForEachLine(shape, axis, [&](const std::vector<int64_t>& offsets) {
-    std::vector<int64_t> order(length);
-    std::iota(order.begin(), order.end(), 0);
-    // Floats compare in total order (NaN above +inf), as XLA's TopK does.
-    auto before = [&](int64_t x, int64_t y) {
-      const Scalar sx = LoadScalar(in, offsets[x]), sy = LoadScalar(in, offsets[y]);
-      const ComparisonDirection d = a.largest ? ComparisonDirection::kGt : ComparisonDirection::kLt;
-      return Compare(d, IsFloat(type) ? ComparisonType::kTotalOrder : ComparisonType::kDefault,
-                     type, sx, sy);
-    };
-    std::stable_sort(order.begin(), order.end(), before);
-    const int width = ByteWidth(type);
-    for (int64_t j = 0; j < a.k; ++j) {
-      std::memcpy(values.raw_data() + (row * a.k + j) * width, in.raw_data() + offsets[order[j]] * width,
-                  width);
-      indices.SetFromInt64(row * a.k + j, order[j]);
+  const int64_t k = std::min<int64_t>(a.k, length);
+  const int64_t rows = length == 0 ? 0 : in.element_count() / length;
+  const int width = ByteWidth(type);
+  // Each row sorted by a key that orders like the comparison (floats in
+  // total order, NaN above +inf, as XLA's TopK does), ties to the lower
+  // index: the first k of a stable sort, found by a partial sort.
+  ParallelFor(rows, [&](int64_t lo, int64_t hi) {
+    std::vector<std::pair<int64_t, int64_t>> keyed(length);  // (key, index)
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t base = row * length;  // the last axis is contiguous
+      for (int64_t j = 0; j < length; ++j) {
+        int64_t key;
+        if (IsFloat(type)) {
+          key = TotalOrderKey(in.GetAsDouble(base + j));
+        } else if (IsUnsignedInteger(type) || type == PrimitiveType::kPred) {
+          // Order-preserving into int64 (u64 by flipping the top bit).
+          key = static_cast<int64_t>(static_cast<uint64_t>(in.GetAsInt64(base + j)) ^
+                                     (uint64_t{1} << 63));
+        } else {
+          key = in.GetAsInt64(base + j);
+        }
+        keyed[j] = {key, j};
+      }
+      auto before = [&](const std::pair<int64_t, int64_t>& x, const std::pair<int64_t, int64_t>& y) {
+        if (x.first != y.first) return a.largest ? x.first > y.first : x.first < y.first;
+        return x.second < y.second;
+      };
+      std::partial_sort(keyed.begin(), keyed.begin() + k, keyed.end(), before);
+      for (int64_t j = 0; j < k; ++j) {
+        std::memcpy(values.raw_data() + (row * a.k + j) * width,
+                    in.raw_data() + (base + keyed[j].second) * width, width);
+        indices.SetFromInt64(row * a.k + j, keyed[j].second);
+      }
     }
-    ++row;
-  });
+  }, length * 4);
   std::vector<Literal> out;
   out.push_back(std::move(values));
   out.push_back(std::move(indices));
