@@ -1,5 +1,6 @@
 #include "envs/batch.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -47,6 +48,13 @@ Batch::Batch(int64_t batch_size, const FeatureLimits& l) : size_(batch_size) {
   Add("current_runtime", DType::kFloat64, {b});
   Add("fingerprint", DType::kUInt64, {b});
   errors_.assign(b, "");
+  // Rows start as padding (calloc gave the zeros), so no write needs to
+  // clear more than it uses.
+  for (BatchField field : {kNodeOpcodeField, kEdgeIndexField, kAltNodesField}) {
+    const BatchArray& a = arrays_[field];
+    std::fill_n(reinterpret_cast<int32_t*>(a.data.get()), a.bytes() / sizeof(int32_t), -1);
+  }
+  extents_.assign(b, GraphCounts());
 }
 
 void Batch::Add(std::string name, DType dtype, std::vector<int64_t> shape) {
@@ -74,6 +82,22 @@ ObservationView Batch::Observation(int64_t i) const {
       a[kInEdgeOffsetsField].row<int32_t>(i), a[kAltNodesField].row<int32_t>(i),
       a[kAltValidField].row<uint8_t>(i),     a[kAltNumChoicesField].row<int32_t>(i),
       a[kAltMaskField].row<uint8_t>(i)};
+}
+
+void Batch::ClearRow(int64_t i) const {
+  for (int field = 0; field < kNumBatchFields; ++field) {
+    const BatchArray& a = arrays_[field];
+    const int64_t per_row = a.bytes() / a.shape[0];
+    uint8_t* row = a.data.get() + i * per_row;
+    const bool minus_one = field == kNodeOpcodeField || field == kEdgeIndexField ||
+                           field == kAltNodesField;
+    if (minus_one) {
+      std::fill_n(reinterpret_cast<int32_t*>(row), per_row / sizeof(int32_t), -1);
+    } else {
+      std::memset(row, 0, per_row);
+    }
+  }
+  extents_[i] = GraphCounts();
 }
 
 bool Batch::shared_outside() const {

@@ -51,6 +51,13 @@ class Batch {
 
   // Environment row i as an observation view.
   ObservationView Observation(int64_t i) const;
+  // How much of row i's observation the last write used (all padding past
+  // it), so that rewriting a row clears only that much (WriteObservation).
+  GraphCounts* extent(int64_t i) const { return &extents_[i]; }
+  // Writes row i as an empty observation (the padding WriteObservation
+  // writes past a graph: zeros, masks 0, node and edge indices -1) with zero
+  // step results, for an environment that has no graph to show.
+  void ClearRow(int64_t i) const;
 
   // Per-environment results, by row.
   int32_t& env_id(int64_t i) const { return Get<int32_t>(kEnvIdField, i); }
@@ -84,6 +91,7 @@ class Batch {
   int64_t size_;
   std::vector<BatchArray> arrays_;
   std::vector<std::string> errors_;
+  mutable std::vector<GraphCounts> extents_;
 };
 
 }  // namespace hlogym

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
-#include "core/rewrite/decisions.h"
 #include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
@@ -97,13 +96,19 @@ absl::Status EnvPool::CheckActions(absl::Span<const int64_t> actions,
     const int32_t id = env_ids[r];
     RETURN_IF_ERROR(CheckEnvId(id));
     if (needs_reset_[id]) continue;  // the action is ignored
-    std::vector<AlternativeNode> alts = FindAlternatives(envs_[id]->module());
-    for (size_t s = 0; s < alts.size(); ++s) {
+    const std::vector<int32_t>& counts = envs_[id]->choice_counts();
+    if (static_cast<int64_t>(counts.size()) > width) {
+      // The env refuses such graphs at reset and step; never index past a row.
+      return absl::InternalError(absl::StrCat(
+          "env ", id, " offers ", counts.size(), " alternatives but max_alternatives is ",
+          width));
+    }
+    for (size_t s = 0; s < counts.size(); ++s) {
       const int64_t choice = actions[r * width + s];
-      if (choice < 0 || choice >= alts[s].num_choices()) {
+      if (choice < 0 || choice >= counts[s]) {
         return absl::InvalidArgumentError(absl::StrCat(
             "env ", id, ", alternative ", s, ": choice ", choice,
-            " is out of range [0, ", alts[s].num_choices(), ")"));
+            " is out of range [0, ", counts[s], ")"));
       }
     }
   }
@@ -113,7 +118,8 @@ absl::Status EnvPool::CheckActions(absl::Span<const int64_t> actions,
 void EnvPool::WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row) {
   const HloRewriteEnv& env = *envs_[env_id];
   const EnvInfo& info = env.info();
-  absl::StatusOr<GraphCounts> counts = env.Observe(batch.Observation(row));
+  absl::StatusOr<GraphCounts> counts = env.Observe(batch.Observation(row), batch.extent(row));
+  if (!counts.ok()) batch.ClearRow(row);  // no stale graph from the buffer's last use
   batch.env_id(row) = env_id;
   batch.reward(row) = static_cast<float>(reward);
   batch.terminated(row) = info.terminated;
@@ -138,8 +144,12 @@ void EnvPool::ResetOne(int32_t env_id, std::optional<uint64_t> seed, Batch& batc
                        int64_t row) {
   absl::Status status = envs_[env_id]->Reset(seed);
   if (!status.ok()) {
+    // No graph to show: an empty row carrying the error, truncated so that
+    // the next step resets (and draws) again.
+    batch.ClearRow(row);
     batch.errors()[row] = std::string(status.message());
     batch.env_id(row) = env_id;
+    batch.benchmark(row) = -1;
     batch.truncated(row) = true;
     needs_reset_[env_id] = 1;
     return;
@@ -153,9 +163,12 @@ void EnvPool::StepOne(int32_t env_id, const int64_t* action, Batch& batch, int64
     return;
   }
   HloRewriteEnv& env = *envs_[env_id];
+  // CheckActions made sure the env's slots fit the action row.
   absl::StatusOr<double> reward =
-      env.Step(absl::MakeConstSpan(action, env.info().num_alternatives));
+      env.Step(absl::MakeConstSpan(action, env.choice_counts().size()));
   if (!reward.ok()) {
+    // The env is unchanged: show where it stands, with the error, and end
+    // the episode so the pool goes on.
     WriteRow(env_id, 0.0, batch, row);
     batch.errors()[row] = std::string(reward.status().message());
     batch.truncated(row) = true;

@@ -6,6 +6,7 @@
 #include "core/passes/pass_registry.h"
 #include "core/rewrite/decisions.h"
 #include "core/rewrite/pass.h"
+#include "envs/graph_limits.h"
 
 namespace hlogym {
 
@@ -44,6 +45,12 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
     index = pick(rng_);
   }
   ASSIGN_OR_RETURN(const PreparedBenchmark* prepared, benchmarks_->Prepared(index));
+  // The episode in progress comes back if the new one cannot start.
+  std::unique_ptr<Module> saved_module = std::move(module_);
+  EnvInfo saved_info = std::move(info_);
+  EpisodeRecord saved_record = std::move(record_);
+  std::vector<int32_t> saved_counts = std::move(choice_counts_);
+  const size_t saved_next_dry = next_dry_;
   module_ = prepared->module->Clone();
   next_dry_ = 0;
   info_ = EnvInfo();
@@ -56,26 +63,45 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
   record_ = EpisodeRecord();
   record_.benchmark = index;
   absl::Status offered = OfferAlternatives();
-  if (!offered.ok()) module_.reset();
+  if (!offered.ok()) {
+    module_ = std::move(saved_module);
+    info_ = std::move(saved_info);
+    record_ = std::move(saved_record);
+    choice_counts_ = std::move(saved_counts);
+    next_dry_ = saved_next_dry;
+  }
   return offered;
 }
 
-absl::Status HloRewriteEnv::OfferAlternatives() {
+absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
+                                                        size_t& next_dry) const {
   const size_t n = spec_.dry_passes.size();
   for (size_t tried = 0; tried < n; ++tried) {
-    const std::string& spec = spec_.dry_passes[next_dry_];
-    next_dry_ = (next_dry_ + 1) % n;
+    const std::string& spec = spec_.dry_passes[next_dry];
+    next_dry = (next_dry + 1) % n;
     ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, CreatePass(spec));
-    ASSIGN_OR_RETURN(int64_t alternatives, RunDryPass(*pass, *module_));
-    if (alternatives > 0) {
-      info_.num_alternatives = static_cast<int64_t>(FindAlternatives(*module_).size());
-      info_.dry_pass = spec;
-      return absl::OkStatus();
-    }
+    ASSIGN_OR_RETURN(int64_t alternatives, RunDryPass(*pass, module));
+    if (alternatives > 0) return spec;
   }
+  return std::string();
+}
+
+absl::Status HloRewriteEnv::OfferAlternatives() {
   info_.num_alternatives = 0;
-  info_.dry_pass.clear();
-  info_.terminated = true;
+  choice_counts_.clear();
+  ASSIGN_OR_RETURN(info_.dry_pass, RunDryPasses(*module_, next_dry_));
+  // Checked before anything indexes alternatives by slot: a graph larger
+  // than the observation must never reach an action row of width A_max.
+  RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_), spec_.limits, spec_.id,
+                                 info_.benchmark_name, module_->name()));
+  if (info_.dry_pass.empty()) {
+    info_.terminated = true;
+    return absl::OkStatus();
+  }
+  for (const AlternativeNode& alt : FindAlternatives(*module_)) {
+    choice_counts_.push_back(static_cast<int32_t>(alt.num_choices()));
+  }
+  info_.num_alternatives = static_cast<int64_t>(choice_counts_.size());
   return absl::OkStatus();
 }
 
@@ -87,7 +113,12 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     return absl::FailedPreconditionError(
         "the episode is over (terminated or truncated): call reset");
   }
-  // Work on a copy so that a failure leaves the environment as it was.
+  // Work on a copy so that a failure leaves the environment as it was. The
+  // copy matters beyond that: Module::Clone stores instructions in post-order,
+  // and passes (fusion's offers, CSE's picks) depend on storage and user
+  // order, so stepping a clone is what makes a fork and its original take
+  // the same step to the same module. (Stepping in place was ~25% faster on
+  // the corpus but let forks diverge from their originals.)
   std::unique_ptr<Module> next = module_->Clone();
   RETURN_IF_ERROR(ApplyChoices(*next, choices));
   RETURN_IF_ERROR(RunPassSpecs(spec_.post_passes, *next));
@@ -95,12 +126,14 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
 
   EnvInfo saved_info = info_;
   std::unique_ptr<Module> saved = std::move(module_);
+  std::vector<int32_t> saved_counts = choice_counts_;
   const size_t saved_next_dry = next_dry_;
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
   if (absl::Status s = OfferAlternatives(); !s.ok()) {
     module_ = std::move(saved);
     info_ = saved_info;
+    choice_counts_ = std::move(saved_counts);
     next_dry_ = saved_next_dry;
     return s;
   }
@@ -116,10 +149,12 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   return reward;
 }
 
-absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view) const {
+absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view,
+                                                   GraphCounts* extent) const {
   if (module_ == nullptr) {
     return absl::FailedPreconditionError("observe before reset: call reset first");
   }
+  if (extent != nullptr) return WriteObservation(*module_, spec_.limits, view, extent);
   return WriteObservation(*module_, spec_.limits, view);
 }
 
@@ -130,6 +165,7 @@ std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
   copy->next_dry_ = next_dry_;
   copy->info_ = info_;
   copy->record_ = record_;
+  copy->choice_counts_ = choice_counts_;
   return copy;
 }
 

@@ -58,18 +58,25 @@ class HloRewriteEnv {
       EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, uint64_t seed);
 
   // Starts an episode on `benchmark`, or on one drawn from the env's random
-  // generator (reseeded first when `seed` is given).
+  // generator (reseeded first when `seed` is given). A graph that does not
+  // fit spec().limits is an error naming the limit and the benchmark; the
+  // episode in progress is then kept as it was (the random generator has
+  // still advanced, so the next reset draws afresh).
   absl::Status Reset(std::optional<uint64_t> seed = std::nullopt,
                      std::optional<int64_t> benchmark = std::nullopt);
 
   // Applies one choice per alternatives node (FindAlternatives order; 0 keeps
   // the original) and advances. Returns the reward: the runtime saved by this
   // step relative to the original runtime, (t_prev - t_new) / t_original.
-  // On error (bad choices, or a step after the episode ended) nothing changes.
+  // On error (bad choices, a step after the episode ended, or a resulting
+  // graph that does not fit spec().limits) nothing changes.
   absl::StatusOr<double> Step(absl::Span<const int64_t> choices);
 
-  // Writes the current (alternative) graph into `view`.
-  absl::StatusOr<GraphCounts> Observe(const ObservationView& view) const;
+  // Writes the current (alternative) graph into `view`; with `extent`, a
+  // view written before, clearing only what the last write used (see
+  // WriteObservation).
+  absl::StatusOr<GraphCounts> Observe(const ObservationView& view,
+                                      GraphCounts* extent = nullptr) const;
 
   const EnvInfo& info() const { return info_; }
   const EpisodeRecord& record() const { return record_; }
@@ -77,6 +84,9 @@ class HloRewriteEnv {
   const EnvSpec& spec() const { return spec_; }
   const BenchmarkSet& benchmarks() const { return *benchmarks_; }
   bool in_episode() const { return module_ != nullptr; }
+  // Choices at each alternatives node now offered (FindAlternatives order);
+  // never more than spec().limits.max_alternatives entries.
+  const std::vector<int32_t>& choice_counts() const { return choice_counts_; }
 
   // An independent copy in the same state (same module, step, record; the
   // random generator continues identically).
@@ -85,7 +95,11 @@ class HloRewriteEnv {
  private:
   HloRewriteEnv(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
                 uint64_t seed);
-  // Runs dry passes in turn from `next_dry_` until one offers alternatives.
+  // Runs dry passes on `module` in turn from `next_dry` until one offers
+  // alternatives; returns its spec, or "" when none did.
+  absl::StatusOr<std::string> RunDryPasses(Module& module, size_t& next_dry) const;
+  // Runs the dry passes on module_, checks that the graph fits the limits
+  // and records what is offered (or that the episode is terminated).
   absl::Status OfferAlternatives();
 
   EnvSpec spec_;
@@ -95,6 +109,7 @@ class HloRewriteEnv {
   size_t next_dry_ = 0;
   EnvInfo info_;
   EpisodeRecord record_;
+  std::vector<int32_t> choice_counts_;
 };
 
 }  // namespace hlogym

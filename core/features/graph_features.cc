@@ -74,18 +74,28 @@ Graph BuildGraph(const Module& module) {
   return g;
 }
 
-void ClearView(const FeatureLimits& l, const ObservationView& v) {
-  std::fill_n(v.node_features, l.max_nodes * kNodeFeatureCount, 0.f);
-  std::fill_n(v.node_opcode, l.max_nodes, -1);
-  std::fill_n(v.node_mask, l.max_nodes, 0);
-  std::fill_n(v.edge_index, 2 * l.max_edges, -1);
-  std::fill_n(v.edge_features, l.max_edges * kEdgeFeatureCount, 0.f);
-  std::fill_n(v.edge_mask, l.max_edges, 0);
+// Writes padding over nodes [0, n), edges [0, e) and alternative slots
+// [0, a), and all of in_edge_offsets.
+void ClearPrefix(const FeatureLimits& l, const ObservationView& v, const GraphCounts& upto) {
+  const int64_t n = std::min(upto.nodes, l.max_nodes);
+  const int64_t e = std::min(upto.edges, l.max_edges);
+  const int64_t a = std::min(upto.alternatives, l.max_alternatives);
+  std::fill_n(v.node_features, n * kNodeFeatureCount, 0.f);
+  std::fill_n(v.node_opcode, n, -1);
+  std::fill_n(v.node_mask, n, 0);
+  std::fill_n(v.edge_index, e, -1);
+  std::fill_n(v.edge_index + l.max_edges, e, -1);
+  std::fill_n(v.edge_features, e * kEdgeFeatureCount, 0.f);
+  std::fill_n(v.edge_mask, e, 0);
   std::fill_n(v.in_edge_offsets, l.max_nodes + 1, 0);
-  std::fill_n(v.alt_nodes, l.max_alternatives, -1);
-  std::fill_n(v.alt_valid, l.max_alternatives, 0);
-  std::fill_n(v.alt_num_choices, l.max_alternatives, 0);
-  std::fill_n(v.alt_mask, l.max_alternatives * l.max_choices, 0);
+  std::fill_n(v.alt_nodes, a, -1);
+  std::fill_n(v.alt_valid, a, 0);
+  std::fill_n(v.alt_num_choices, a, 0);
+  std::fill_n(v.alt_mask, a * l.max_choices, 0);
+}
+
+GraphCounts Whole(const FeatureLimits& l) {
+  return {l.max_nodes, l.max_edges, l.max_alternatives};
 }
 
 }  // namespace
@@ -99,12 +109,22 @@ GraphCounts CountGraph(const Module& module) {
 absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const FeatureLimits& limits,
                                              const ObservationView& view) {
-  ClearView(limits, view);
+  GraphCounts whole = Whole(limits);
+  return WriteObservation(module, limits, view, &whole);
+}
+
+absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
+                                             const FeatureLimits& limits,
+                                             const ObservationView& view,
+                                             GraphCounts* extent) {
+  const GraphCounts last = extent != nullptr ? *extent : Whole(limits);
   Graph g = BuildGraph(module);
   const int64_t n = static_cast<int64_t>(g.nodes.size());
   const int64_t e = static_cast<int64_t>(g.edges.size());
   const int64_t a = static_cast<int64_t>(g.alternatives.size());
   auto too_big = [&](const char* what, int64_t count, const char* limit, int64_t max) {
+    ClearPrefix(limits, view, last);
+    if (extent != nullptr) *extent = GraphCounts();
     return absl::ResourceExhaustedError(absl::StrCat(
         "module `", module.name(), "` has ", count, " ", what, " but ", limit,
         " is ", max, "; raise ", limit, " in the env config"));
@@ -121,6 +141,10 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                      limits.max_choices);
     }
   }
+  // Everything this write leaves alone past its counts is padding already.
+  ClearPrefix(limits, view,
+              {std::max(n, last.nodes), std::max(e, last.edges), std::max(a, last.alternatives)});
+  if (extent != nullptr) *extent = GraphCounts{n, e, a};
 
   // Operands k>0 of alternatives nodes are candidate roots.
   absl::flat_hash_set<const Instruction*> candidates;

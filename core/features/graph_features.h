@@ -94,4 +94,14 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const FeatureLimits& limits,
                                              const ObservationView& view);
 
+// The same for a view written again and again (an environment pool's batch
+// rows): `extent` says how much of the view the last write used (all of it
+// is padding past that), so only [0, max(this, last)) is cleared, not the
+// whole padded view; it is then set to this write's counts (zero on error).
+// A fresh view needs all padding and *extent = {}.
+absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
+                                             const FeatureLimits& limits,
+                                             const ObservationView& view,
+                                             GraphCounts* extent);
+
 }  // namespace hlogym

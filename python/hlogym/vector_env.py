@@ -8,6 +8,7 @@ partial resets and `reset(seed=...)`. `HloGymEnv` is one environment as a
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import gymnasium as gym
@@ -98,6 +99,8 @@ class HloVectorEnv(VectorEnv):
         self.spec = None
         self.render_mode = None
         self.closed = False
+        #: Whether a failed reset or step (also in infos["error"]) warns.
+        self.warn_on_errors = True
 
     # -- Gymnasium API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -155,6 +158,16 @@ class HloVectorEnv(VectorEnv):
         """Environment `env_id`'s episode facts: runtimes, fingerprint, step, ..."""
         return self._pool.info(env_id)
 
+    def fork(self, env_id: int) -> "ForkedEnv":
+        """A copy of environment `env_id` as it stands now (mid-episode), stepped on
+        its own: the fork and the pool's environment go on independently."""
+        return ForkedEnv(self._pool.fork(env_id), self.config, self.files)
+
+    def prepare(self) -> None:
+        """Prepares every benchmark now (pre-passes, original and default runtimes)
+        rather than at its first draw, so that later steps take no such pause."""
+        self._pool.prepare()
+
     @property
     def benchmark_names(self) -> list[str]:
         return self._pool.benchmark_names
@@ -177,17 +190,70 @@ class HloVectorEnv(VectorEnv):
     def _observation(out: dict) -> dict:
         return {key: out[key] for key in OBSERVATION_KEYS}
 
-    @staticmethod
-    def _infos(out: dict) -> dict:
+    def _infos(self, out: dict) -> dict:
         infos: dict[str, Any] = {}
         for key in INFO_KEYS:
             infos[key] = out[key]
             infos["_" + key] = np.ones(len(out[key]), dtype=np.bool_)
         errors = out["errors"]
         if any(errors):
+            # An environment whose reset or step failed (a graph over the
+            # config's limits, say) is truncated, unchanged, and resets at its
+            # next step; the others went on. Say so rather than let it pass.
             infos["error"] = np.array(errors, dtype=object)
             infos["_error"] = np.array([bool(e) for e in errors])
+            for env_id, error in zip(out["env_id"], errors):
+                if error and self.warn_on_errors:
+                    warnings.warn(f"hlogym env {int(env_id)}: {error}", RuntimeWarning, stacklevel=3)
         return infos
+
+
+class ForkedEnv:
+    """One environment forked from a pool mid-episode (`HloVectorEnv.fork`).
+
+    It holds its own copy of the module, step count, episode record and random
+    generator, so it and the pool's environment go on independently. `step`
+    takes an action row like the pool's (`[max_alternatives]`, slots past the
+    offered alternatives ignored) and returns Gymnasium's 5-tuple; it raises
+    (leaving the fork unchanged) on an illegal choice or a graph over the limits.
+    """
+
+    def __init__(self, raw: "_hlogym.RewriteEnv", config: EnvConfig, files: Sequence[str]):
+        self._env = raw
+        self.config = config
+        self.files = list(files)
+
+    def step(self, action):
+        action = np.asarray(action)
+        width = self.config.max_alternatives
+        if not np.issubdtype(action.dtype, np.integer) or action.shape != (width,):
+            raise ValueError(f"action must be an integer array of shape ({width},), "
+                             f"got {action.dtype} {action.shape}")
+        reward = self._env.step(action[:len(self._env.choice_counts)])
+        info = self.info()
+        return self.observation(), float(reward), info["terminated"], info["truncated"], info
+
+    def reset(self, *, seed: int | None = None, benchmark: int | None = None):
+        """Starts a new episode (on benchmark index `benchmark`, or a drawn one)."""
+        self._env.reset(seed, benchmark)
+        return self.observation(), self.info()
+
+    def observation(self) -> dict:
+        return self._env.observe()
+
+    def info(self) -> dict:
+        return self._env.info()
+
+    def state(self) -> dict:
+        record = self._env.record()
+        record["benchmark_file"] = self.files[record["benchmark"]] if record["benchmark"] >= 0 else None
+        return record
+
+    def module(self) -> "_hlogym.HloModule":
+        return self._env.module()
+
+    def fork(self) -> "ForkedEnv":
+        return ForkedEnv(self._env.fork(), self.config, self.files)
 
 
 class HloGymEnv(gym.Env):
@@ -208,6 +274,7 @@ class HloGymEnv(gym.Env):
         self._last_obs = None
         self._vector = HloVectorEnv(env_id, 1, num_threads=1, seed=seed, dataset=dataset,
                                     split=split, **overrides)
+        self._vector.warn_on_errors = False  # raised instead
         self.config = self._vector.config
         self.observation_space = self._vector.single_observation_space
         self.action_space = self._vector.single_action_space
@@ -215,6 +282,7 @@ class HloGymEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         obs, infos = self._vector.reset(seed=seed)
+        self._raise_error(infos)
         self._last_obs = self._row(obs)
         return self._last_obs, self._info_row(infos)
 
@@ -224,12 +292,24 @@ class HloGymEnv(gym.Env):
             legal = (action >= 0) & (action < self._last_obs["alt_num_choices"])
             action = np.where(legal, action, 0)
         obs, reward, terminated, truncated, infos = self._vector.step(action[None])
+        self._raise_error(infos)
         self._last_obs = self._row(obs)
         return (self._last_obs, float(reward[0]), bool(terminated[0]), bool(truncated[0]),
                 self._info_row(infos))
 
     def module(self):
         return self._vector.module(0)
+
+    def fork(self) -> ForkedEnv:
+        """The environment as it stands, to be stepped independently."""
+        return self._vector.fork(0)
+
+    @staticmethod
+    def _raise_error(infos: dict) -> None:
+        # A single environment has no other rows to keep going: its reset or
+        # step failed (the environment is unchanged), so raise.
+        if "error" in infos and infos["error"][0]:
+            raise RuntimeError(f"{infos['error'][0]}; call reset() to go on")
 
     @staticmethod
     def _row(obs: dict) -> dict:

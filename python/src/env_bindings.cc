@@ -63,11 +63,82 @@ py::dict InfoDict(const EnvInfo& info) {
   return d;
 }
 
+// Row 0 of a one-row batch array, without the batch axis (same memory).
+py::array RowToNumpy(const BatchArray& array) {
+  auto* owner = new std::shared_ptr<uint8_t>(array.data);
+  py::capsule capsule(owner, [](void* p) { delete static_cast<std::shared_ptr<uint8_t>*>(p); });
+  std::vector<int64_t> shape(array.shape.begin() + 1, array.shape.end());
+  return py::array(NumpyType(array.dtype), shape, array.data.get(), capsule);
+}
+
+py::dict RecordDict(const EpisodeRecord& record) {
+  py::dict d;
+  d["benchmark"] = record.benchmark;
+  d["choices"] = record.choices;
+  d["rewards"] = record.rewards;
+  return d;
+}
+
+// One environment's observation in fresh buffers (the observation arrays of
+// a one-row batch).
+py::dict ObserveEnv(const HloRewriteEnv& env) {
+  auto batch = std::make_shared<Batch>(1, env.spec().limits);
+  {
+    py::gil_scoped_release release;
+    Unwrap(env.Observe(batch->Observation(0), batch->extent(0)));
+  }
+  py::dict out;
+  for (int field = 0; field <= kAltMaskField; ++field) {
+    const BatchArray& array = batch->arrays()[field];
+    out[array.name.c_str()] = RowToNumpy(array);
+  }
+  return out;
+}
+
 using ActionArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+void RegisterRewriteEnv(py::module_& m) {
+  py::class_<HloRewriteEnv>(m, "RewriteEnv", R"doc(
+One HLO rewrite environment outside any pool, as EnvPool.fork(env_id) returns
+it: it starts where the pool's environment stood (same module, step, record
+and random generator) and goes on independently. step() takes one choice per
+offered alternatives node (FindAlternatives order, 0 keeps the original).)doc")
+      .def(
+          "step",
+          [](HloRewriteEnv& env, ActionArray choices) {
+            py::gil_scoped_release release;
+            return Unwrap(env.Step(absl::MakeConstSpan(choices.data(), choices.size())));
+          },
+          py::arg("choices"),
+          "Applies the choices and advances; returns the reward. On error nothing changes.")
+      .def(
+          "reset",
+          [](HloRewriteEnv& env, std::optional<uint64_t> seed, std::optional<int64_t> benchmark) {
+            py::gil_scoped_release release;
+            Check(env.Reset(seed, benchmark));
+          },
+          py::arg("seed") = py::none(), py::arg("benchmark") = py::none(),
+          "Starts an episode on `benchmark` (an index) or on a drawn one.")
+      .def("observe", &ObserveEnv, "The current graph as a dict of arrays (no batch axis).")
+      .def("info", [](const HloRewriteEnv& env) { return InfoDict(env.info()); })
+      .def("record", [](const HloRewriteEnv& env) { return RecordDict(env.record()); })
+      .def(
+          "module",
+          [](const HloRewriteEnv& env) {
+            if (!env.in_episode()) Check(absl::FailedPreconditionError("the env has not been reset"));
+            return std::shared_ptr<Module>(env.module().Clone());
+          },
+          "A copy of the current module.")
+      .def_property_readonly("choice_counts", &HloRewriteEnv::choice_counts,
+                             "Choices at each offered alternatives node.")
+      .def("fork", [](const HloRewriteEnv& env) { return env.Fork(); },
+           "An independent copy in the same state.");
+}
 
 }  // namespace
 
 void RegisterEnvs(py::module_& m) {
+  RegisterRewriteEnv(m);
   m.def(
       "load_env_config",
       [](const std::string& path) {
@@ -135,6 +206,16 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
                                return names;
                              })
       .def(
+          "prepare",
+          [](const EnvPool& pool) {
+            py::gil_scoped_release release;
+            for (int64_t i = 0; i < pool.benchmarks().size(); ++i) {
+              Unwrap(pool.benchmarks().Prepared(i));
+            }
+          },
+          "Prepares every benchmark now (pre-passes, original and default runtimes) "
+          "instead of at its first draw.")
+      .def(
           "reset",
           [](EnvPool& pool, std::optional<uint64_t> seed, std::vector<bool> mask) {
             std::shared_ptr<Batch> batch;
@@ -193,14 +274,14 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
       .def(
           "record",
           [](const EnvPool& pool, int64_t env_id) {
-            EpisodeRecord record = Unwrap(pool.Record(env_id));
-            py::dict d;
-            d["benchmark"] = record.benchmark;
-            d["choices"] = record.choices;
-            d["rewards"] = record.rewards;
-            return d;
+            return RecordDict(Unwrap(pool.Record(env_id)));
           },
-          py::arg("env_id"), "The episode so far: its benchmark, choices and rewards.");
+          py::arg("env_id"), "The episode so far: its benchmark, choices and rewards.")
+      .def(
+          "fork",
+          [](const EnvPool& pool, int64_t env_id) { return Unwrap(pool.ForkEnv(env_id)); },
+          py::arg("env_id"),
+          "A RewriteEnv continuing independently from where environment env_id stands.");
 }
 
 }  // namespace hlogym

@@ -39,7 +39,7 @@ TEST(EnvConfigTest, FusionV0) {
   EXPECT_EQ(config->max_nodes, 4096);
   EXPECT_EQ(config->max_edges, 16384);
   EXPECT_EQ(config->max_alternatives, 1024);
-  EXPECT_EQ(config->max_choices, 8);
+  EXPECT_EQ(config->max_choices, 16);
   EXPECT_EQ(config->reward, "cost");
 }
 

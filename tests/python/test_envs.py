@@ -163,3 +163,102 @@ def test_single_env_rejects_illegal_choices_by_default(files):
     action[0] = obs["alt_num_choices"][0]  # one past the last legal choice
     with pytest.raises(ValueError, match="out of range"):
         env.step(action)
+
+
+RANDOM_BETA_ERROR = (
+    "benchmark `random_beta` (module `jit__lambda`) does not fit env `fusion-v0`: 17284 nodes "
+    "but max_nodes is 4096, 26201 edges but max_edges is 16384, 1961 alternatives but "
+    "max_alternatives is 1024; raise max_nodes, max_edges, max_alternatives in the env config "
+    "or leave this module out of the dataset")
+
+
+@pytest.fixture
+def random_beta():
+    from conftest import DATA
+    return str(DATA / "dataset" / "hlo" / "random_beta.hlo")
+
+
+def test_graph_over_the_limits_is_an_error_naming_them(files, random_beta):
+    envs = hlogym.make("fusion-v0", num_envs=3, seed=0, dataset=[random_beta, files[0]])
+    with pytest.warns(RuntimeWarning, match="random_beta"):
+        obs, infos = envs.reset(seed=0)
+    failed = infos["benchmark"] == -1
+    assert failed.any() and not failed.all()
+    assert infos["error"][failed].tolist() == [RANDOM_BETA_ERROR] * failed.sum()
+    assert infos["error"][~failed].tolist() == [""] * (~failed).sum()
+    assert not obs["node_mask"][failed].any() and (obs["alt_nodes"][failed] == -1).all()
+    assert (infos["num_alternatives"][~failed] > 0).all()
+    # The others step on; the failed ones reset (and draw again) at their next step.
+    envs.warn_on_errors = False
+    obs, reward, terminated, truncated, infos = envs.step(
+        np.zeros(envs.action_space.shape, dtype=np.int64))
+    assert (infos["elapsed_step"][~failed] == 1).all()
+    assert (infos["elapsed_step"][failed] == 0).all()
+    assert (infos["num_alternatives"] <= envs.config.max_alternatives).all()
+
+    single = hlogym.HloGymEnv("fusion-v0", dataset=[random_beta])
+    with pytest.raises(RuntimeError) as error:
+        single.reset(seed=0)
+    assert str(error.value) == RANDOM_BETA_ERROR + "; call reset() to go on"
+
+
+def test_state_replays_to_the_same_fingerprints(files):
+    envs = hlogym.make("fusion-v0", num_envs=1, seed=4, dataset=files)
+    obs, infos = envs.reset(seed=4)
+    rng = np.random.default_rng(2)
+    fingerprints, rewards = [int(infos["fingerprint"][0])], []
+    for _ in range(envs.config.max_steps):
+        obs, reward, terminated, truncated, infos = envs.step(random_actions(envs, obs, rng))
+        fingerprints.append(int(infos["fingerprint"][0]))
+        rewards.append(float(reward[0]))
+        if terminated[0] or truncated[0]:
+            break
+    state = envs.state(0)
+    assert len(state["choices"]) == len(rewards) >= 2
+    assert any(any(c) for c in state["choices"])  # some rewrites were taken
+    np.testing.assert_allclose(state["rewards"], rewards, rtol=1e-6)
+
+    replay = hlogym.make("fusion-v0", num_envs=1, dataset=[state["benchmark_file"]])
+    _, infos = replay.reset(seed=0)
+    replayed = [int(infos["fingerprint"][0])]
+    for choices in state["choices"]:
+        action = np.zeros(replay.action_space.shape, dtype=np.int64)
+        action[0, :len(choices)] = choices
+        _, _, _, _, infos = replay.step(action)
+        replayed.append(int(infos["fingerprint"][0]))
+    assert replayed == fingerprints
+    assert replay.state(0)["rewards"] == state["rewards"]
+
+
+def test_fork_takes_the_same_step_and_diverges_independently(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
+    obs, infos = envs.reset(seed=0)
+    envs.step(np.zeros(envs.action_space.shape, dtype=np.int64))
+    fork = envs.fork(1)
+    before = envs.info(1)
+    assert fork.info() == before and fork.state()["choices"] == envs.state(1)["choices"]
+    fork_obs = fork.observation()
+    assert fork_obs["node_features"].shape == obs["node_features"].shape[1:]
+    n = before["num_alternatives"]
+    assert n >= 2
+
+    # The same next step gives the same fingerprint and reward.
+    take_first = np.zeros(envs.action_space.shape, dtype=np.int64)
+    take_first[1, 0] = 1
+    _, reward, _, _, infos = envs.step(take_first)
+    _, fork_reward, _, _, fork_info = fork.step(take_first[1])
+    assert fork_info["fingerprint"] == int(infos["fingerprint"][1])
+    assert fork_reward == pytest.approx(float(reward[1]))
+
+    # Then they diverge, each unaffected by the other.
+    second = fork.fork()
+    fork_action = np.zeros(envs.config.max_alternatives, dtype=np.int64)
+    fork_action[:fork.info()["num_alternatives"]] = 1
+    fork.step(fork_action)
+    assert envs.info(1)["step"] == 2 and second.info()["step"] == 2
+    assert fork.info()["step"] == 3
+    _, _, _, _, infos = envs.step(np.zeros(envs.action_space.shape, dtype=np.int64))
+    assert int(infos["fingerprint"][1]) != fork.info()["fingerprint"]
+    assert second.info()["fingerprint"] == fork_info["fingerprint"]
+    with pytest.raises(ValueError, match="out of range"):
+        fork.step(np.full(envs.config.max_alternatives, 99, dtype=np.int64))

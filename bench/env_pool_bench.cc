@@ -1,0 +1,325 @@
+// Environment pool speed and memory on the corpus (data/corpus/hlo/*.hlo)
+// under fusion-v0 with the cost-model reward ("cost"), random legal actions.
+//
+//   BM_PoolSteps/<num_envs>/<num_threads>  steps per second of EnvPool::Step
+//                                          (env steps, autoresets included;
+//                                          the action sampling is timed too)
+//   BM_StepLatency/<module>                one environment's step (Step plus
+//                                          the observation write, as the pool
+//                                          does it): median and worst
+//   BM_StepLatencyCorpus                   the median over every module's
+//                                          steps and the slowest module
+//   BM_PoolMemory                          resident memory (VmRSS) of 64 envs
+//                                          on 2 threads over
+//                                          $HLOGYM_BENCH_MEMORY_STEPS pool
+//                                          steps (default 10000; each steps
+//                                          all 64 envs), printed every 100
+//
+// fusion-v0's limits are raised to max_nodes 32768, max_edges 131072,
+// max_alternatives 2048 and max_choices 16 (fusion offers up to 11
+// producers at one node) so that every corpus module but one fits all
+// episode long: gpt2_tiny_train_4x128 starts at 4619 nodes and grows by
+// about 5000 nodes per step of random fusions, past 32768 around step 6.
+// A reset or step error (a graph over these limits) is counted in `errors`.
+// `load1` is the 1-minute load average when the benchmark ended: the
+// figures are only comparable on an idle machine.
+//
+//   build/bench/hlogym_env_pool_bench --benchmark_filter='BM_PoolSteps|BM_StepLatency'
+//   HLOGYM_BENCH_MEMORY_STEPS=1000 build/bench/hlogym_env_pool_bench --benchmark_filter=BM_PoolMemory
+//   PYTHONPATH=python .venv/bin/python bench/env_pool_python_loop.py   (the Python comparison)
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <malloc.h>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/bench_data.h"
+#include "benchmark/benchmark.h"
+#include "envs/env_config.h"
+#include "envs/env_pool.h"
+
+namespace hlogym {
+namespace {
+
+struct Corpus {
+  EnvSpec spec;
+  std::shared_ptr<BenchmarkSet> set;
+};
+
+const Corpus& GetCorpus() {
+  static const Corpus* corpus = [] {
+    auto* c = new Corpus;
+    const std::string root = bench::SourceDir().string();
+    EnvConfig config = LoadEnvConfig(root + "/configs/fusion-v0.yaml").value();
+    std::vector<std::string> files;
+    for (const auto& path : bench::HloPaths("data/corpus/hlo")) files.push_back(path.string());
+    c->set = BenchmarkSet::Load(files, config.pre_passes, MakeRuntimeSource("cost").value())
+                 .value();
+    for (int64_t b = 0; b < c->set->size(); ++b) (void)c->set->Prepared(b).value();
+    c->spec.id = config.id;
+    c->spec.dry_passes = config.dry_passes;
+    c->spec.post_passes = config.post_passes;
+    c->spec.max_steps = config.max_steps;
+    c->spec.limits = {32768, 131072, 2048, 16};
+    return c;
+  }();
+  return *corpus;
+}
+
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
+}
+
+// Resident set size in MiB (VmRSS of /proc/self/status).
+double ResidentMiB() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  }
+  return -1;
+}
+
+// Bytes malloc hands out from its heap (modules, vectors) and in mmap'd
+// chunks (the batch buffers, allocated once). A leak grows the first; the
+// batch buffers' resident part grows only as rows first hold larger graphs.
+double HeapInUseMiB() { return static_cast<double>(mallinfo2().uordblks) / (1 << 20); }
+double MmappedMiB() { return static_cast<double>(mallinfo2().hblkhd) / (1 << 20); }
+
+// A uniformly random legal choice for every offered alternative.
+void RandomActions(const Batch& batch, int64_t width, std::mt19937_64& rng,
+                   std::vector<int64_t>& actions) {
+  actions.assign(batch.size() * width, 0);
+  const BatchArray& counts = batch.arrays()[kAltNumChoicesField];
+  for (int64_t e = 0; e < batch.size(); ++e) {
+    const int32_t* k = counts.row<int32_t>(e);
+    for (int64_t s = 0; s < batch.num_alternatives(e); ++s) {
+      actions[e * width + s] = static_cast<int64_t>(rng() % static_cast<uint64_t>(k[s]));
+    }
+  }
+}
+
+int64_t CountErrors(const Batch& batch) {
+  int64_t n = 0;
+  for (const std::string& e : batch.errors()) n += !e.empty();
+  return n;
+}
+
+// CPU seconds of the whole process (every thread).
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Every configuration takes the same number of environment steps from the
+// same seeds, so runs compare; steps/cpu_s counts every thread's CPU time
+// and is the figure that survives a loaded machine best.
+constexpr int64_t kPoolEnvSteps = 2048;
+
+void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
+  const Corpus& corpus = GetCorpus();
+  auto pool = EnvPool::Create(corpus.spec, corpus.set, {num_envs, 0, threads, 0}).value();
+  const int64_t width = corpus.spec.limits.max_alternatives;
+  std::shared_ptr<Batch> batch = pool->Reset(0, {}).value();
+  std::mt19937_64 rng(1);
+  std::vector<int64_t> actions;
+  int64_t errors = 0;
+  const double cpu_start = ProcessCpuSeconds();
+  const auto wall_start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    RandomActions(*batch, width, rng, actions);
+    batch = pool->Step(actions).value();
+    errors += CountErrors(*batch);
+  }
+  const double cpu = ProcessCpuSeconds() - cpu_start;
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double steps = static_cast<double>(state.iterations() * num_envs);
+  state.counters["steps/s"] = benchmark::Counter(steps, benchmark::Counter::kIsRate);
+  state.counters["steps/s/thread"] =
+      benchmark::Counter(steps / threads, benchmark::Counter::kIsRate);
+  state.counters["steps/cpu_s"] = steps / cpu;
+  state.counters["cpu_util"] = cpu / wall;
+  state.counters["errors"] = static_cast<double>(errors);
+  state.counters["load1"] = LoadAverage();
+}
+
+struct Latency {
+  std::vector<double> step_s;   // Step + observation write, per step
+  std::vector<double> reset_s;  // Reset + observation write, per episode
+  int64_t errors = 0;
+};
+
+// One environment on benchmark `b` for at least `min_steps` steps and
+// `min_seconds`, resetting (timed apart) when an episode ends.
+Latency MeasureLatency(int64_t b, int64_t min_steps, double min_seconds) {
+  const Corpus& corpus = GetCorpus();
+  using Clock = std::chrono::steady_clock;
+  auto env = HloRewriteEnv::Create(corpus.spec, corpus.set, 0).value();
+  Batch row(1, corpus.spec.limits);
+  std::mt19937_64 rng(b);
+  Latency out;
+  const Clock::time_point start = Clock::now();
+  bool need_reset = true;
+  while (static_cast<int64_t>(out.step_s.size()) < min_steps ||
+         std::chrono::duration<double>(Clock::now() - start).count() < min_seconds) {
+    Clock::time_point t0 = Clock::now();
+    if (need_reset) {
+      absl::Status s = env->Reset(std::nullopt, b);
+      if (!s.ok() || !env->Observe(row.Observation(0), row.extent(0)).ok()) {
+        ++out.errors;
+        break;
+      }
+      out.reset_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      need_reset = env->info().terminated;
+      if (need_reset) break;  // nothing to decide on this module
+      continue;
+    }
+    std::vector<int64_t> choices;
+    for (int32_t k : env->choice_counts()) choices.push_back(static_cast<int64_t>(rng() % k));
+    t0 = Clock::now();
+    absl::StatusOr<double> reward = env->Step(choices);
+    absl::StatusOr<GraphCounts> counts = env->Observe(row.Observation(0), row.extent(0));
+    out.step_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    if (!reward.ok() || !counts.ok()) {
+      ++out.errors;
+      need_reset = true;
+      continue;
+    }
+    need_reset = env->info().terminated || env->info().truncated;
+  }
+  return out;
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+void BM_StepLatency(benchmark::State& state, int64_t b) {
+  for (auto _ : state) {
+    Latency latency = MeasureLatency(b, 200, 0.5);
+    double total = 0;
+    for (double t : latency.step_s) total += t;
+    state.SetIterationTime(std::max(total, 1e-9));
+    state.counters["steps"] = static_cast<double>(latency.step_s.size());
+    state.counters["median_ms"] = 1e3 * Percentile(latency.step_s, 0.5);
+    state.counters["p99_ms"] = 1e3 * Percentile(latency.step_s, 0.99);
+    state.counters["max_ms"] = 1e3 * Percentile(latency.step_s, 1.0);
+    state.counters["reset_ms"] = 1e3 * Percentile(latency.reset_s, 0.5);
+    state.counters["errors"] = static_cast<double>(latency.errors);
+    state.counters["load1"] = LoadAverage();
+  }
+}
+
+void BM_StepLatencyCorpus(benchmark::State& state) {
+  const Corpus& corpus = GetCorpus();
+  for (auto _ : state) {
+    std::vector<double> all;
+    double worst_median = 0;
+    std::string worst;
+    int64_t errors = 0;
+    for (int64_t b = 0; b < corpus.set->size(); ++b) {
+      Latency latency = MeasureLatency(b, 100, 0.0);
+      errors += latency.errors;
+      all.insert(all.end(), latency.step_s.begin(), latency.step_s.end());
+      const double median = Percentile(latency.step_s, 0.5);
+      if (median > worst_median) {
+        worst_median = median;
+        worst = corpus.set->name(b);
+      }
+    }
+    double total = 0;
+    for (double t : all) total += t;
+    state.SetIterationTime(std::max(total, 1e-9));
+    state.counters["median_ms"] = 1e3 * Percentile(all, 0.5);
+    state.counters["p99_ms"] = 1e3 * Percentile(all, 0.99);
+    state.counters["worst_module_median_ms"] = 1e3 * worst_median;
+    state.counters["errors"] = static_cast<double>(errors);
+    state.counters["load1"] = LoadAverage();
+    state.SetLabel("slowest: " + worst);
+  }
+}
+BENCHMARK(BM_StepLatencyCorpus)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_PoolMemory(benchmark::State& state) {
+  const Corpus& corpus = GetCorpus();
+  const char* env_steps = std::getenv("HLOGYM_BENCH_MEMORY_STEPS");
+  const int64_t total_steps = env_steps != nullptr ? std::atoll(env_steps) : 10000;
+  const int64_t width = corpus.spec.limits.max_alternatives;
+  for (auto _ : state) {
+    auto pool = EnvPool::Create(corpus.spec, corpus.set, {64, 0, 2, 0}).value();
+    std::shared_ptr<Batch> batch = pool->Reset(0, {}).value();
+    const double rss_reset = ResidentMiB();
+    double rss_100 = 0, rss_1k = 0, rss_peak = rss_reset;
+    std::mt19937_64 rng(2);
+    std::vector<int64_t> actions;
+    int64_t errors = 0;
+    std::fprintf(stderr, "BM_PoolMemory: 64 envs after reset: VmRSS %.1f MiB\n", rss_reset);
+    for (int64_t step = 1; step <= total_steps; ++step) {
+      RandomActions(*batch, width, rng, actions);
+      batch = pool->Step(actions).value();
+      errors += CountErrors(*batch);
+      const double rss = ResidentMiB();
+      rss_peak = std::max(rss_peak, rss);
+      if (step == 100) rss_100 = rss;
+      if (step == 1000) rss_1k = rss;
+      if (step % 100 == 0 || step == total_steps) {
+        std::fprintf(stderr,
+                     "BM_PoolMemory: pool step %lld (%lld env steps): VmRSS %.1f MiB, peak "
+                     "%.1f MiB, malloc heap in use %.1f MiB, mmap'd %.1f MiB, load %.2f\n",
+                     static_cast<long long>(step), static_cast<long long>(step * 64), rss,
+                     rss_peak, HeapInUseMiB(), MmappedMiB(), LoadAverage());
+      }
+    }
+    state.counters["pool_steps"] = static_cast<double>(total_steps);
+    state.counters["rss_after_reset_MiB"] = rss_reset;
+    state.counters["rss_at_100_MiB"] = rss_100;
+    state.counters["rss_at_1k_MiB"] = rss_1k;
+    state.counters["rss_at_end_MiB"] = ResidentMiB();
+    state.counters["rss_peak_MiB"] = rss_peak;
+    state.counters["heap_in_use_MiB"] = HeapInUseMiB();
+    state.counters["mmapped_MiB"] = MmappedMiB();
+    state.counters["errors"] = static_cast<double>(errors);
+    state.counters["load1"] = LoadAverage();
+  }
+}
+BENCHMARK(BM_PoolMemory)->Iterations(1)->Unit(benchmark::kSecond);
+
+// The pool configurations (fixed iterations: kPoolEnvSteps env steps
+// each), then one latency benchmark per corpus module, named after it.
+const bool kRegistered = [] {
+  for (int threads : {1, 2}) {
+    for (int64_t envs : {1, 4, 16, 64}) {
+      const std::string name = "BM_PoolSteps/envs:" + std::to_string(envs) +
+                               "/threads:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(name.c_str(), BM_PoolSteps, envs, threads)
+          ->Iterations(kPoolEnvSteps / envs)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  const std::vector<std::filesystem::path> paths = bench::HloPaths("data/corpus/hlo");
+  for (size_t b = 0; b < paths.size(); ++b) {
+    benchmark::RegisterBenchmark(("BM_StepLatency/" + paths[b].stem().string()).c_str(),
+                                 BM_StepLatency, static_cast<int64_t>(b))
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace hlogym

@@ -1,0 +1,55 @@
+#include "envs/graph_limits.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hlogym {
+
+GraphSize MeasureGraph(const Module& module) {
+  // Mirrors BuildGraph in core/features/graph_features.cc: every instruction
+  // is a node; edges are operands, called-computation roots and control
+  // predecessors.
+  GraphSize size;
+  for (const auto& computation : module.computations()) {
+    size.nodes += computation->instruction_count();
+    for (const auto& inst : computation->instructions()) {
+      size.edges += inst->operand_count();
+      size.edges += static_cast<int64_t>(inst->control_predecessors().size());
+      for (const Computation* callee : inst->called_computations()) {
+        if (callee != nullptr && callee->root() != nullptr) ++size.edges;
+      }
+      if (inst->opcode() == Opcode::kAlternatives) {
+        ++size.alternatives;
+        size.max_choices = std::max(size.max_choices, inst->operand_count());
+      }
+    }
+  }
+  return size;
+}
+
+absl::Status CheckGraphFits(const GraphSize& size, const FeatureLimits& limits,
+                            const std::string& env_id, const std::string& benchmark,
+                            const std::string& module_name) {
+  std::vector<std::string> exceeded;
+  std::vector<std::string> keys;
+  auto check = [&](int64_t count, const char* what, const char* key, int64_t limit) {
+    if (count <= limit) return;
+    exceeded.push_back(absl::StrCat(count, " ", what, " but ", key, " is ", limit));
+    keys.push_back(key);
+  };
+  check(size.nodes, "nodes", "max_nodes", limits.max_nodes);
+  check(size.edges, "edges", "max_edges", limits.max_edges);
+  check(size.alternatives, "alternatives", "max_alternatives", limits.max_alternatives);
+  check(size.max_choices, "choices at one alternatives node", "max_choices",
+        limits.max_choices);
+  if (exceeded.empty()) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "benchmark `", benchmark, "` (module `", module_name, "`) does not fit env `", env_id,
+      "`: ", absl::StrJoin(exceeded, ", "), "; raise ", absl::StrJoin(keys, ", "),
+      " in the env config or leave this module out of the dataset"));
+}
+
+}  // namespace hlogym
