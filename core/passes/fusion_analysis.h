@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "core/ir/module.h"
 
 namespace hlogym {
@@ -71,7 +71,9 @@ class FusionAnalysis {
 
  private:
   int64_t first_new_id_;
-  absl::flat_hash_map<const Instruction*, FusibleInfo> cache_;
+  // Node-based: Info() hands out references that callers hold across further
+  // Info() calls, and a flat map's rehash would move the entries under them.
+  absl::node_hash_map<const Instruction*, FusibleInfo> cache_;
 };
 
 // The computations where fusion passes make fusions: every non-fusion

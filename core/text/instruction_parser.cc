@@ -125,7 +125,7 @@ absl::StatusOr<Instruction*> HloParser::ParseInstructionRhs(ComputationScope& sc
     return Expected(has_shape ? "an opcode after the shape" : "a shape or an opcode");
   }
   lexer_.Next();
-  Opcode opcode;
+  Opcode opcode{};  // always set below; initialized for -Wmaybe-uninitialized
   std::optional<Opcode> wrapped;  // set for async sugar
   if (std::optional<Opcode> found = OpcodeFromText(op_token.text)) {
     opcode = *found;

@@ -40,8 +40,9 @@ std::string HloParser::DescribeCurrentToken() const {
   const Token& t = lexer_.peek();
   if (t.kind == TokenKind::kEof) return "end of input";
   std::string_view text = t.text;
-  std::string shown;
-  if (t.kind == TokenKind::kName) shown = "%";
+  // Initialized rather than assigned: GCC 12 warns (-Wrestrict, a false
+  // positive, PR105651) on assigning a literal to an empty string here.
+  std::string shown(t.kind == TokenKind::kName ? "%" : "");
   constexpr size_t kMaxShown = 40;
   if (text.size() > kMaxShown) {
     shown += absl::CHexEscape(ToAbsl(text.substr(0, kMaxShown)));

@@ -3,12 +3,15 @@
 // a module that verifies must print and parse back to the same fingerprint.
 //
 // The normal build skips *_fuzzer.cc. Build and run it with clang 16:
-//   CXX=clang++-16 CC=clang-16 cmake -S . -B build-fuzz -G Ninja \
-//     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHLOGYM_FUZZ=ON \
+// (an indented line continues the command above it; a trailing backslash
+// would make -Wcomment warn in a // comment)
+//   CXX=clang++-16 CC=clang-16 cmake -S . -B build-fuzz -G Ninja
+//     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHLOGYM_FUZZ=ON
 //     -DHLOGYM_SANITIZE=address,undefined -DHLOGYM_BUILD_PYTHON=OFF
 //   cmake --build build-fuzz --target hlogym_parser_fuzzer
-//   mkdir -p /tmp/fuzz && build-fuzz/core/hlogym_parser_fuzzer -max_total_time=600 \
-//     -max_len=65536 -timeout=10 /tmp/fuzz data/corpus/hlo data/corpus/small/hlo \
+//   mkdir -p /tmp/fuzz
+//   build-fuzz/core/hlogym_parser_fuzzer -max_total_time=600
+//     -max_len=65536 -timeout=10 /tmp/fuzz data/corpus/hlo data/corpus/small/hlo
 //     data/dataset/hlo
 #include <cstddef>
 #include <cstdint>

@@ -39,7 +39,11 @@ std::unique_ptr<Module> Parse(const std::string& text) {
 // Compiles and runs `text` on its formula inputs and compares every output
 // with the interpreter's. Returns the executable for further checks.
 std::unique_ptr<CpuExecutable> ExpectMatchesInterpreter(const std::string& text) {
-  std::unique_ptr<Module> module = Parse(text);
+  // An executable refers to its module (step names, host ops), which must
+  // outlive it; callers keep the executable, so the module lives on here.
+  static auto* modules = new std::vector<std::unique_ptr<Module>>();
+  modules->push_back(Parse(text));
+  const Module* module = modules->back().get();
   if (module == nullptr) return nullptr;
   const std::vector<Literal> inputs = FormulaInputs(*module);
   absl::StatusOr<std::vector<Literal>> expected = EvaluateFlat(*module, inputs);
