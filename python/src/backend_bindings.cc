@@ -121,19 +121,7 @@ void RegisterBackend(py::module_& m) {
       .def(
           "run",
           [](Compiled& self, std::optional<py::list> inputs) {
-            const Computation* entry = self.module().entry();
-            std::vector<Literal> arguments;
-            if (!inputs) {
-              arguments = FormulaInputs(self.module());
-            } else {
-              if (static_cast<int64_t>(inputs->size()) != entry->parameter_count()) {
-                throw py::value_error("expected " + std::to_string(entry->parameter_count()) +
-                                      " inputs, got " + std::to_string(inputs->size()));
-              }
-              for (int64_t p = 0; p < entry->parameter_count(); ++p) {
-                arguments.push_back(FromNumpy((*inputs)[p], entry->parameter(p)->shape(), p));
-              }
-            }
+            const std::vector<Literal> arguments = Arguments(self.module(), inputs);
             absl::StatusOr<std::vector<Literal>> leaves;
             {
               py::gil_scoped_release release;

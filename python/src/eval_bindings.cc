@@ -21,19 +21,7 @@ void RegisterEval(py::module_& m) {
   m.def(
       "evaluate",
       [](const Module& module, std::optional<py::list> inputs) {
-        std::vector<Literal> arguments;
-        if (!inputs) {
-          arguments = FormulaInputs(module);
-        } else {
-          const Computation* entry = module.entry();
-          if (static_cast<int64_t>(inputs->size()) != entry->parameter_count()) {
-            throw py::value_error("expected " + std::to_string(entry->parameter_count()) +
-                                  " inputs, got " + std::to_string(inputs->size()));
-          }
-          for (int64_t p = 0; p < entry->parameter_count(); ++p) {
-            arguments.push_back(FromNumpy((*inputs)[p], entry->parameter(p)->shape(), p));
-          }
-        }
+        const std::vector<Literal> arguments = Arguments(module, inputs);
         absl::StatusOr<std::vector<Literal>> leaves;
         {
           py::gil_scoped_release release;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/eval/formula_inputs.h"
 #include "python/src/status.h"
 
 namespace py = pybind11;
@@ -69,6 +70,20 @@ py::list Outputs(const std::vector<Literal>& leaves) {
   py::list out;
   for (const Literal& leaf : leaves) out.append(ToNumpy(leaf));
   return out;
+}
+
+std::vector<Literal> Arguments(const Module& module, const std::optional<py::list>& inputs) {
+  if (!inputs) return FormulaInputs(module);
+  const Computation* entry = module.entry();
+  if (static_cast<int64_t>(inputs->size()) != entry->parameter_count()) {
+    throw py::value_error("expected " + std::to_string(entry->parameter_count()) + " inputs, got " +
+                          std::to_string(inputs->size()));
+  }
+  std::vector<Literal> arguments;
+  for (int64_t p = 0; p < entry->parameter_count(); ++p) {
+    arguments.push_back(FromNumpy((*inputs)[p], entry->parameter(p)->shape(), p));
+  }
+  return arguments;
 }
 
 }  // namespace hlogym

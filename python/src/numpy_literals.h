@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include "core/ir/literal.h"
+#include "core/ir/module.h"
 
 namespace hlogym {
 
@@ -19,5 +21,10 @@ pybind11::array ToNumpy(const Literal& literal);
 Literal FromNumpy(const pybind11::handle& object, const Shape& shape, int64_t index);
 // A list of arrays, one per leaf.
 pybind11::list Outputs(const std::vector<Literal>& leaves);
+
+// The arguments of `module`'s entry: one numpy array per parameter, or the
+// formula inputs where `inputs` is None; raises on a wrong count, shape or
+// dtype, naming the parameter.
+std::vector<Literal> Arguments(const Module& module, const std::optional<pybind11::list>& inputs);
 
 }  // namespace hlogym
