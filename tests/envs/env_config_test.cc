@@ -36,10 +36,10 @@ TEST(EnvConfigTest, FusionV0) {
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->dry_passes, std::vector<std::string>{"fusion"});
   EXPECT_EQ(config->post_passes, (std::vector<std::string>{"cse", "dce"}));
-  EXPECT_EQ(config->max_nodes, 4096);
-  EXPECT_EQ(config->max_edges, 16384);
+  EXPECT_EQ(config->max_nodes, 8192);
+  EXPECT_EQ(config->max_edges, 32768);
   EXPECT_EQ(config->max_alternatives, 1024);
-  EXPECT_EQ(config->max_choices, 16);
+  EXPECT_EQ(config->max_choices, 32);
   EXPECT_EQ(config->reward, "cost");
 }
 

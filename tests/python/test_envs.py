@@ -29,7 +29,7 @@ def test_make_reset_step(files):
     assert isinstance(envs, gymnasium.vector.VectorEnv)
     obs, infos = envs.reset(seed=0)
     assert set(obs) == set(OBSERVATION_KEYS)
-    assert obs["node_features"].shape == (3, 4096, hlogym._hlogym.NODE_FEATURE_COUNT)
+    assert obs["node_features"].shape == (3, 8192, hlogym._hlogym.NODE_FEATURE_COUNT)
     assert envs.observation_space.contains(obs)
     assert infos["env_id"].tolist() == [0, 1, 2]
     assert (obs["alt_valid"].sum(axis=1) == infos["num_alternatives"]).all()
@@ -167,9 +167,8 @@ def test_single_env_rejects_illegal_choices_by_default(files):
 
 RANDOM_BETA_ERROR = (
     "benchmark `random_beta` (module `jit__lambda`) does not fit env `fusion-v0`: 17284 nodes "
-    "but max_nodes is 4096, 26201 edges but max_edges is 16384, 1961 alternatives but "
-    "max_alternatives is 1024; raise max_nodes, max_edges, max_alternatives in the env config "
-    "or leave this module out of the dataset")
+    "but max_nodes is 8192, 1961 alternatives but max_alternatives is 1024; raise max_nodes, "
+    "max_alternatives in the env config or leave this module out of the dataset")
 
 
 @pytest.fixture
