@@ -17,12 +17,27 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  EpisodeResult result;
   RETURN_IF_ERROR(env.Reset(seed, benchmark));
   const double start_size = static_cast<double>(env.module().instruction_count());
-  EpisodeResult result;
+  // A step (or an agent's lookahead) that would grow the graph past the
+  // env's limits fails and leaves the env as it was: the episode stops there
+  // and keeps the state it reached, as with the limits below.
+  auto stop_at_limit = [&](const absl::Status& s) {
+    result.stopped = absl::StrCat("stopped after ", env.info().step, " steps: ", s.message());
+  };
   while (!env.info().terminated && !env.info().truncated) {
-    ASSIGN_OR_RETURN(std::vector<int64_t> choices, agent.Act(env));
-    RETURN_IF_ERROR(env.Step(choices).status());
+    absl::StatusOr<std::vector<int64_t>> choices = agent.Act(env);
+    if (!choices.ok() && absl::IsResourceExhausted(choices.status())) {
+      stop_at_limit(choices.status());
+      break;
+    }
+    RETURN_IF_ERROR(choices.status());
+    if (absl::Status s = env.Step(*choices).status(); !s.ok()) {
+      if (!absl::IsResourceExhausted(s)) return s;
+      stop_at_limit(s);
+      break;
+    }
     if (env.info().terminated || env.info().truncated) break;
     if (limits.max_seconds > 0 && elapsed() > limits.max_seconds) {
       result.stopped = absl::StrCat("stopped after ", env.info().step, " steps: over ",

@@ -28,7 +28,7 @@ struct EpisodeResult {
   uint64_t fingerprint = 0;     // of the final module
   std::vector<std::vector<int64_t>> choices;  // per step, replayable
   double seconds = 0;           // wall time of the episode, agent included
-  std::string stopped;          // why EpisodeLimits ended it early, if they did
+  std::string stopped;          // why it ended early (EpisodeLimits, env limits), if it did
   std::string error;            // RunEpisodes: why this episode failed, if it did
 };
 
@@ -36,6 +36,8 @@ struct EpisodeResult {
 // step after step, e.g. random duplication of large fusions). Checked
 // between steps; a stopped episode keeps the state it reached, which is a
 // real result of the agent, and says why in `stopped`. 0 disables a limit.
+// A step that would outgrow the env's graph limits (max_nodes, ...) stops the
+// episode the same way.
 struct EpisodeLimits {
   double max_seconds = 0;       // wall time
   double max_growth = 0;        // instructions, relative to the episode's start

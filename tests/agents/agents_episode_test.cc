@@ -8,6 +8,7 @@
 
 #include "agents/agent.h"
 #include "agents/episode_runner.h"
+#include "envs/graph_limits.h"
 #include "gtest/gtest.h"
 #include "tests/agents/agent_test_util.h"
 
@@ -160,6 +161,31 @@ TEST(AgentsTest, RunawayEpisodesStopAtTheLimits) {
   EXPECT_EQ(result->steps, 1);
   EXPECT_EQ(result->stopped.rfind("stopped after 1 steps", 0), 0u) << result->stopped;
   EXPECT_EQ(result->final_runtime, env->info().current_runtime);
+}
+
+TEST(AgentsTest, AStepPastTheGraphLimitsStopsTheEpisodeKeepingItsState) {
+  // A node limit the first module fits but the xla agent's fusions outgrow
+  // (fusion copies producers into fused computations).
+  std::unique_ptr<HloRewriteEnv> probe = MakeTestEnv("fusion-v0", {"layernorm_8192x1024"});
+  ASSERT_NE(probe, nullptr);
+  ASSERT_TRUE(probe->Reset(0, 0).ok());
+  const GraphSize start = MeasureGraph(probe->module());
+  std::unique_ptr<HloRewriteEnv> env =
+      MakeTestEnv("fusion-v0", {"layernorm_8192x1024"}, 0, 0, start.nodes + 1);
+  ASSERT_NE(env, nullptr);
+  absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent("xla", 0);
+  ASSERT_TRUE(agent.ok());
+  absl::StatusOr<EpisodeResult> result = RunEpisode(**agent, *env, 0, 0, EpisodeLimits{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  // The env refused the step that outgrew it and kept the state before it,
+  // which is the episode's result.
+  EXPECT_EQ(result->stopped.rfind("stopped after ", 0), 0u) << result->stopped;
+  EXPECT_NE(result->stopped.find("does not fit env `fusion-v0`"), std::string::npos) << result->stopped;
+  EXPECT_NE(result->stopped.find("but max_nodes is " + std::to_string(start.nodes + 1)),
+            std::string::npos) << result->stopped;
+  EXPECT_EQ(result->steps, env->info().step);
+  EXPECT_EQ(result->final_runtime, env->info().current_runtime);
+  EXPECT_LE(MeasureGraph(env->module()).nodes, start.nodes + 1);
 }
 
 TEST(AgentsTest, RunEpisodesRejectsBadInput) {

@@ -39,7 +39,7 @@ TEST(EnvConfigTest, FusionV0) {
   EXPECT_EQ(config->max_nodes, 8192);
   EXPECT_EQ(config->max_edges, 32768);
   EXPECT_EQ(config->max_alternatives, 1024);
-  EXPECT_EQ(config->max_choices, 32);
+  EXPECT_EQ(config->max_choices, 64);
   EXPECT_EQ(config->reward, "cost");
 }
 
