@@ -18,6 +18,10 @@ bool Done(const HloRewriteEnv& env) {
   return env.info().terminated || env.info().truncated;
 }
 
+// A step that would outgrow the env's graph limits (the env refuses it and
+// stays as it was) ends that line of planning, not the plan.
+bool AtGraphLimit(const absl::Status& status) { return absl::IsResourceExhausted(status); }
+
 // A state reached on a fork, with the steps that led there from the root.
 struct Node {
   std::unique_ptr<HloRewriteEnv> env;
@@ -95,13 +99,17 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   {
     Node node{env.Fork(), {}, {}};
     while (!Done(*node.env)) {
-      ASSIGN_OR_RETURN(std::vector<int64_t> choices, greedy_.Act(*node.env));
-      greedy_choice.try_emplace(node.env->info().fingerprint, choices);
-      if (all_zero(choices) || out_of_time()) {
+      absl::StatusOr<std::vector<int64_t>> choices = greedy_.Act(*node.env);
+      if (AtGraphLimit(choices.status())) break;
+      RETURN_IF_ERROR(choices.status());
+      greedy_choice.try_emplace(node.env->info().fingerprint, *choices);
+      if (all_zero(*choices) || out_of_time()) {
         plateau = std::move(node);
         break;
       }
-      ASSIGN_OR_RETURN(node, step(node, choices));
+      absl::StatusOr<Node> next = step(node, *choices);
+      if (AtGraphLimit(next.status())) break;
+      ASSIGN_OR_RETURN(node, std::move(next));
       consider(node);
     }
   }
@@ -113,7 +121,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   for (Node& node : xla_starts) {
     while (!Done(*node.env)) {
       ASSIGN_OR_RETURN(std::vector<int64_t> choices, xla_.Act(*node.env));
-      ASSIGN_OR_RETURN(node, step(node, choices));
+      absl::StatusOr<Node> next = step(node, choices);
+      if (AtGraphLimit(next.status())) break;
+      ASSIGN_OR_RETURN(node, std::move(next));
       consider(node);
     }
   }
@@ -153,7 +163,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
         if (budget <= 0) break;
         if (static_cast<int64_t>(choices.size()) != num_alternatives) continue;
         --budget;
-        ASSIGN_OR_RETURN(Node child, step(node, choices));
+        absl::StatusOr<Node> next = step(node, choices);
+        if (AtGraphLimit(next.status())) continue;
+        ASSIGN_OR_RETURN(Node child, std::move(next));
         if (!seen.insert(child.env->info().fingerprint).second) {
           continue;
         }
