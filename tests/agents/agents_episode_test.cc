@@ -188,6 +188,29 @@ TEST(AgentsTest, AStepPastTheGraphLimitsStopsTheEpisodeKeepingItsState) {
   EXPECT_LE(MeasureGraph(env->module()).nodes, start.nodes + 1);
 }
 
+TEST(AgentsTest, SearchPlansAroundTheGraphLimits) {
+  // Under a node limit the xla run outgrows, search's planning lines that hit
+  // it end there; the plan still reaches at least what xla's stopped episode
+  // reaches.
+  std::unique_ptr<HloRewriteEnv> probe = MakeTestEnv("fusion-v0", {"layernorm_8192x1024"});
+  ASSERT_NE(probe, nullptr);
+  ASSERT_TRUE(probe->Reset(0, 0).ok());
+  const int64_t limit = MeasureGraph(probe->module()).nodes + 1;
+  double runtime[2] = {0, 0};
+  const char* specs[2] = {"xla", "search(budget=8, beam=2)"};
+  for (int i = 0; i < 2; ++i) {
+    std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("fusion-v0", {"layernorm_8192x1024"}, 0, 0, limit);
+    ASSERT_NE(env, nullptr);
+    absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(specs[i], 0);
+    ASSERT_TRUE(agent.ok());
+    absl::StatusOr<EpisodeResult> result = RunEpisode(**agent, *env, 0, 0, EpisodeLimits{});
+    ASSERT_TRUE(result.ok()) << specs[i] << ": " << result.status();
+    runtime[i] = result->final_runtime;
+  }
+  EXPECT_LE(runtime[1], runtime[0] * (1 + 1e-12));
+  EXPECT_LT(runtime[1], probe->info().original_runtime);
+}
+
 TEST(AgentsTest, RunEpisodesRejectsBadInput) {
   std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("fusion-v0", {"softmax_4096x1024"});
   ASSERT_NE(env, nullptr);
