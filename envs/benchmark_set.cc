@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
-#include "core/ir/verifier.h"
 #include "core/passes/default_pipeline.h"
 #include "core/passes/pass_registry.h"
 #include "core/rewrite/pipeline.h"
@@ -20,12 +19,9 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModuleFile(const std::string& path) 
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read HLO file `", path, "`"));
   std::ostringstream text;
   text << in.rdbuf();
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text.str());
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseAndVerifyModule(text.str());
   if (!module.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", module.status().message()));
-  }
-  if (absl::Status s = Verify(**module); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
   }
   return module;
 }

@@ -4,10 +4,13 @@
 // computation and instruction and say what was expected and found.
 #include "core/ir/verifier.h"
 
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/cord.h"
+#include "absl/types/optional.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/ir/shape_inference.h"
@@ -22,9 +25,15 @@ absl::Status AtComputation(const Computation& c, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("computation `", c.name(), "`: ", what));
 }
 
+// Every Verify error carries this payload: "<computation>\n<instruction>"
+// naming the instruction at fault (names never hold a newline), or empty.
+constexpr absl::string_view kVerifyErrorUrl = "hlogym/verify";
+
 absl::Status At(const Computation& c, const Instruction& inst, absl::string_view what) {
-  return absl::InvalidArgumentError(
+  absl::Status status = absl::InvalidArgumentError(
       absl::StrCat("computation `", c.name(), "`, instruction `", inst.name(), "`: ", what));
+  status.SetPayload(kVerifyErrorUrl, absl::Cord(absl::StrCat(c.name(), "\n", inst.name())));
+  return status;
 }
 
 // Opcodes that move or reinterpret data without recomputing it: under
@@ -368,7 +377,28 @@ class Verifier {
 }  // namespace
 
 absl::Status Verify(const Module& module, const VerifyOptions& options) {
-  return Verifier(module, options).Run();
+  absl::Status status = Verifier(module, options).Run();
+  if (!status.ok() && !IsVerifyError(status)) status.SetPayload(kVerifyErrorUrl, absl::Cord());
+  return status;
+}
+
+bool IsVerifyError(const absl::Status& status) {
+  return status.GetPayload(kVerifyErrorUrl).has_value();
+}
+
+const Instruction* FindFailingInstruction(const absl::Status& status, const Module& module) {
+  absl::optional<absl::Cord> payload = status.GetPayload(kVerifyErrorUrl);
+  if (!payload.has_value()) return nullptr;
+  const std::string names(*payload);
+  const size_t newline = names.find('\n');
+  if (newline == std::string::npos) return nullptr;
+  const Computation* c = module.FindComputation(std::string_view(names).substr(0, newline));
+  if (c == nullptr) return nullptr;
+  const std::string_view name = std::string_view(names).substr(newline + 1);
+  for (const auto& inst : c->instructions()) {
+    if (inst->name() == name) return inst.get();
+  }
+  return nullptr;
 }
 
 }  // namespace hlogym

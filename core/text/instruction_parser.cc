@@ -214,6 +214,7 @@ absl::StatusOr<Instruction*> HloParser::ParseInstructionRhs(ComputationScope& sc
   if (parameter_ref.number >= 0) scope.parameters.push_back(parameter_ref);
   Instruction* added = scope.computation->AddInstruction(std::move(inst));
   if (!name.empty()) scope.names.emplace(ToAbsl(name), added);
+  if (options_.definition_offsets != nullptr) options_.definition_offsets->emplace(added, name_offset);
   scope.last = added;
   LeaveNesting();
   return added;

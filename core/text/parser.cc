@@ -18,6 +18,28 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   return parser.ParseWholeModule();
 }
 
+absl::StatusOr<std::unique_ptr<Module>> ParseAndVerifyModule(std::string_view text,
+                                                             const ParseOptions& options,
+                                                             const VerifyOptions& verify) {
+  absl::flat_hash_map<const Instruction*, size_t> offsets;
+  ParseOptions with_offsets = options;
+  with_offsets.definition_offsets = &offsets;
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseModule(text, with_offsets));
+  absl::Status verified = Verify(*module, verify);
+  if (verified.ok()) return module;
+  const Instruction* at = FindFailingInstruction(verified, *module);
+  auto offset = at == nullptr ? offsets.end() : offsets.find(at);
+  if (offset == offsets.end()) return verified;
+  const TextPosition pos = Lexer(text).PositionOf(offset->second);
+  absl::Status located = absl::InvalidArgumentError(text_internal::Cat(
+      "line ", pos.line, ", column ", pos.column, ": ",
+      std::string_view(verified.message().data(), verified.message().size())));
+  verified.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    located.SetPayload(url, payload);
+  });
+  return located;
+}
+
 absl::StatusOr<Shape> ParseShape(std::string_view text) {
   text_internal::HloParser parser(text, ParseOptions{});
   return parser.ParseWholeShape();

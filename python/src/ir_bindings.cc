@@ -36,17 +36,12 @@ std::shared_ptr<Module> ParseVerified(const std::string& text, const std::string
   absl::StatusOr<std::unique_ptr<Module>> module;
   {
     py::gil_scoped_release release;
-    module = ParseModule(text);
+    module = ParseAndVerifyModule(text);
   }
-  const std::string prefix = source.empty() ? "" : source + ": ";
-  if (!module.ok()) throw HloParseException(prefix + Message(module.status()));
-  absl::Status verified;
-  {
-    py::gil_scoped_release release;
-    verified = Verify(**module);
-  }
-  if (!verified.ok()) throw HloVerifyException(prefix + Message(verified));
-  return std::shared_ptr<Module>(std::move(*module));
+  if (module.ok()) return std::shared_ptr<Module>(std::move(*module));
+  const std::string message = (source.empty() ? "" : source + ": ") + Message(module.status());
+  if (IsVerifyError(module.status())) throw HloVerifyException(message);
+  throw HloParseException(message);
 }
 
 std::string ReadFile(const std::string& path) {
@@ -66,7 +61,8 @@ void RegisterIr(py::module_& m) {
   py::register_exception<HloParseException>(m, "HloParseError", PyExc_ValueError).doc() =
       "HLO text could not be parsed; the message gives line and column.";
   py::register_exception<HloVerifyException>(m, "HloVerifyError", PyExc_ValueError).doc() =
-      "An HLO module is ill-formed; the message names the instruction.";
+      "An HLO module is ill-formed; the message names the instruction (and, for text,\n"
+      "its line and column).";
 
   py::class_<Module, std::shared_ptr<Module>>(m, "HloModule", R"doc(
 An HLO module: computations of instructions, parsed from HLO text in any style

@@ -173,6 +173,35 @@ TEST(ParserErrorTest, ParseShapeErrors) {
             "line 1, column 7: expected ']': token[] has no dimensions, found '1'");
 }
 
+// Ill-typed text fails verification; the error points at the definition.
+TEST(ParserErrorTest, VerifyErrorsGiveTheLineAndColumnOfTheInstruction) {
+  const std::string text =
+      "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[2] parameter(0)\n"
+      "    y = s32[2] negate(x)\n  ROOT r = f32[2] exponential(x)\n}";
+  auto module = ParseAndVerifyModule(text);
+  ASSERT_FALSE(module.ok());
+  EXPECT_TRUE(IsVerifyError(module.status()));
+  EXPECT_EQ(std::string(module.status().message()),
+            "line 11, column 5: computation `e`, instruction `y`: negate's shape does not match "
+            "its operands and attributes (expected f32[2], got s32[2])");
+
+  // Parse errors stay parse errors; errors about a whole computation have no
+  // instruction to point at.
+  auto unparsable = ParseAndVerifyModule("HloModule m\nENTRY e {\n  ROOT x = f32[ parameter(0)\n}");
+  ASSERT_FALSE(unparsable.ok());
+  EXPECT_FALSE(IsVerifyError(unparsable.status()));
+  auto module_wide = ParseModule(text);
+  ASSERT_TRUE(module_wide.ok());
+  absl::Status status = Verify(**module_wide);
+  ASSERT_FALSE(status.ok());
+  const Instruction* failing = FindFailingInstruction(status, **module_wide);
+  ASSERT_NE(failing, nullptr);
+  EXPECT_EQ(failing->name(), "y");
+  EXPECT_EQ(FindFailingInstruction(absl::InvalidArgumentError("other"), **module_wide), nullptr);
+  EXPECT_TRUE(ParseAndVerifyModule(Entry("  ROOT x = f32[2] parameter(0)")).ok());
+}
+
 TEST(ParserErrorTest, DeepButAllowedNestingParses) {
   EXPECT_TRUE(ParseModule(DeepTuple(200)).ok());
 }

@@ -50,8 +50,11 @@ def test_parse_errors_name_line_and_column():
 
 def test_verify_errors_name_the_instruction():
     bad = SMALL.replace("n = f32[4]{0} negate(x)", "n = f32[5]{0} negate(x)")
-    with pytest.raises(hlogym.HloVerifyError, match="n"):
+    with pytest.raises(hlogym.HloVerifyError) as error:
         hlogym.HloModule.from_text(bad)
+    assert str(error.value) == (
+        "line 5, column 3: computation `main`, instruction `n`: negate's shape does not match "
+        "its operands and attributes (expected f32[4], got f32[5])")
 
 
 def test_missing_file_is_an_os_error(tmp_path):
