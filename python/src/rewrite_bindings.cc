@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include "core/features/graph_features.h"
+#include "core/passes/default_pipeline.h"
 #include "core/passes/pass_registry.h"
 #include "core/rewrite/decisions.h"
 #include "core/rewrite/pass.h"
@@ -155,6 +156,10 @@ Passes run in order, loop_count times or to a fixed point (-1). A dry pass in
 it stops run() (which returns True) once it has built alternatives; apply
 decisions, then call run() again to resume after it, as HloEnv's AltPipeline.)doc")
       .def(py::init<std::string, int>(), py::arg("name"), py::arg("loop_count") = 1)
+      .def_static("default", &DefaultPipeline,
+                  "XLA's pipeline as hlogym runs it in apply mode (simplification, fusion,\n"
+                  "multi-output and horizontal fusion, cleanup): the baseline agents are\n"
+                  "compared with.")
       .def("add_pass",
            [](Pipeline& p, const std::string& spec, int loop_count) -> Pipeline& {
              return p.AddPass(Unwrap(CreatePass(spec)), loop_count);

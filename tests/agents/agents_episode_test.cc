@@ -8,6 +8,8 @@
 
 #include "agents/agent.h"
 #include "agents/episode_runner.h"
+#include "core/ir/fingerprint.h"
+#include "core/passes/default_pipeline.h"
 #include "envs/graph_limits.h"
 #include "gtest/gtest.h"
 #include "tests/agents/agent_test_util.h"
@@ -117,21 +119,29 @@ TEST(AgentsTest, GreedyBeatsRandomOnAverage) {
   for (const EpisodeResult& r : greedy) EXPECT_LE(r.final_runtime, r.original_runtime);
 }
 
-// Measured on these six modules under the cost model: the xla agent lands
-// on the default pipeline's runtime for softmax, layernorm, gelu, mlp_fwd and
-// logsumexp (fusion-v0 offers producer-consumer fusion only; the default
-// pipeline also runs multi-output fusion, worth one kernel on batchnorm).
+// The xla agent's episode ends on exactly the module the default pipeline
+// builds (same fingerprint) for softmax, layernorm, gelu, mlp_fwd and
+// logsumexp. fusion-v0 offers producer-consumer fusion only, and the default
+// pipeline also runs multi-output fusion, worth one kernel on batchnorm: there
+// the agent only gets within 1.5x of the default runtime. (Over the 24 small
+// twins the fingerprints agree on 14; the others all need multi-output fusion.)
 TEST(AgentsTest, XlaAgentReachesTheDefaultPipeline) {
   std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("fusion-v0", {}, 100);
   ASSERT_NE(env, nullptr);
   const std::vector<EpisodeResult> xla = Finals(*env, "xla");
-  int matched = 0;
+  ASSERT_EQ(xla.size(), FastModules().size());
   for (const EpisodeResult& r : xla) {
     EXPECT_TRUE(r.terminated) << r.benchmark_name << " needs more than 100 steps";
-    EXPECT_LE(r.final_runtime, 1.5 * r.default_runtime) << r.benchmark_name;
-    matched += std::abs(r.final_runtime - r.default_runtime) <= 1e-3 * r.default_runtime;
+    std::unique_ptr<Module> baseline = env->benchmarks().source(r.benchmark).Clone();
+    ASSERT_TRUE(DefaultPipeline().Run(*baseline).ok());
+    if (r.benchmark_name.rfind("batchnorm", 0) == 0) {
+      EXPECT_NE(r.fingerprint, Fingerprint(*baseline)) << "batchnorm now matches: update the test";
+      EXPECT_LE(r.final_runtime, 1.5 * r.default_runtime) << r.benchmark_name;
+      continue;
+    }
+    EXPECT_EQ(r.fingerprint, Fingerprint(*baseline)) << r.benchmark_name;
+    EXPECT_NEAR(r.final_runtime, r.default_runtime, 1e-9 * r.default_runtime) << r.benchmark_name;
   }
-  EXPECT_GE(matched, 4);
 }
 
 TEST(AgentsTest, SearchIsNeverWorseThanGreedyOrXla) {

@@ -261,3 +261,15 @@ def test_fork_takes_the_same_step_and_diverges_independently(files):
     assert second.info()["fingerprint"] == fork_info["fingerprint"]
     with pytest.raises(ValueError, match="out of range"):
         fork.step(np.full(envs.config.max_alternatives, 99, dtype=np.int64))
+
+
+def test_default_pipeline_fuses_and_keeps_the_values(softmax_path):
+    module = hlogym.HloModule.from_file(str(softmax_path))
+    fused = module.clone()
+    assert hlogym.Pipeline.default().run(fused) is False  # apply mode never pauses
+    def entry_opcodes(m):
+        entry = m.computations()[-1]
+        return [opcode for _, opcode, _, computation in m.instructions() if computation == entry]
+    assert "fusion" in entry_opcodes(fused)
+    assert len(entry_opcodes(fused)) < len(entry_opcodes(module))
+    assert hlogym.equivalent(module, fused)
