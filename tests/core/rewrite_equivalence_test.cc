@@ -51,10 +51,15 @@ std::string Check(const Module& original, const Module& rewritten) {
   return report->equivalent ? "" : report->message;
 }
 
-// Runs `spec` in dry mode with random choices until it offers nothing.
+// Runs `spec` in dry mode with random choices until it offers nothing, for
+// at most 25 rounds, or until the module has grown 4x (random choices keep a
+// producer for some uses and fuse a copy into others; on gpt2, random
+// multi-output fusion grows the module 10x in 25 rounds and takes seconds per
+// round, as an env's max_growth limit would stop it).
 absl::Status RandomEpisode(const std::string& spec, Module& module, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  for (int round = 0; round < 25; ++round) {
+  const int64_t start_size = module.instruction_count();
+  for (int round = 0; round < 25 && module.instruction_count() <= 4 * start_size; ++round) {
     auto pass = CreatePass(spec);
     if (!pass.ok()) return pass.status();
     absl::StatusOr<int64_t> offered = RunDryPass(**pass, module);
@@ -85,13 +90,11 @@ void RunDrySpec(const std::string& spec, bool full_size, int decision_sets) {
   }
 }
 
-// 20 decision sets per module; fusion episodes are long (up to 25 rounds of
-// growing fusions, each checked by the interpreter), so the default suite
-// runs 4 for them and HLOGYM_LONG_TESTS=1 runs all 20.
+// 20 decision sets per module, as the issue asks (fusion's take about a
+// minute and a half on two loaded cores: episodes of up to 25 rounds of
+// growing fusions, each checked by the interpreter).
 TEST_P(RewriteEquivalenceTest, RandomDecisionsPreserveSemantics) {
-  const bool fusion = GetParam().rfind("fusion", 0) == 0;
-  const bool long_tests = std::getenv("HLOGYM_LONG_TESTS") != nullptr;
-  RunDrySpec(GetParam(), /*full_size=*/false, fusion && !long_tests ? 4 : 20);
+  RunDrySpec(GetParam(), /*full_size=*/false, 20);
 }
 
 TEST_P(RewriteEquivalenceTest, FullSizeCorpus) {
@@ -100,7 +103,11 @@ TEST_P(RewriteEquivalenceTest, FullSizeCorpus) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DryPasses, RewriteEquivalenceTest,
-                         ::testing::Values("algsimp", "cse", "fusion", "fusion(mode=general)",
+                         ::testing::Values("algsimp", "cse", "constant-folding", "dce",
+                                           "fusion", "fusion(mode=general)",
+                                           "multi-output-fusion",
+                                           "multi-output-fusion(mode=general)",
+                                           "horizontal-fusion", "horizontal-fusion(mode=general)",
                                            "tuple-simplifier", "call-inliner"),
                          [](const auto& info) {
                            std::string name = info.param;
