@@ -4,9 +4,9 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 #include "oneapi/tbb/info.h"
-#include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 
 namespace hlogym {
@@ -87,7 +87,7 @@ absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
   std::mutex done_mutex;
   tbb::task_arena arena(std::max(threads, 1));
   arena.execute([&] {
-    tbb::parallel_for(size_t{0}, tasks.size(), size_t{1}, [&](size_t i) {
+    ParallelForEach(0, static_cast<int64_t>(tasks.size()), [&](int64_t i) {
       absl::StatusOr<EpisodeResult> result = [&]() -> absl::StatusOr<EpisodeResult> {
         ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(agent_spec, tasks[i].seed));
         std::unique_ptr<HloRewriteEnv> env = prototype.Fork();

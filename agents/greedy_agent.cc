@@ -7,9 +7,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "agents/choice_groups.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 #include "core/rewrite/decisions.h"
-#include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
 namespace {
@@ -78,7 +78,8 @@ absl::StatusOr<std::vector<int64_t>> GreedyAgent::Act(const HloRewriteEnv& env) 
   std::mutex error_mutex;
   absl::Status error;
   double base = 0;
-  tbb::parallel_for(size_t{0}, moves.size() + 1, [&](size_t t) {
+  ParallelForEach(0, static_cast<int64_t>(moves.size()) + 1, [&](int64_t t_index) {
+    const size_t t = static_cast<size_t>(t_index);
     // Slot moves.size() measures the current module (all originals kept).
     std::vector<int64_t> group_choices(groups.size(), 0);
     if (t < moves.size()) apply(group_choices, moves[t]);

@@ -4,8 +4,8 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
-#include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
 
@@ -40,7 +40,7 @@ absl::StatusOr<std::vector<int64_t>> PoolActor::ActPool(const EnvPool& pool) {
   std::vector<int64_t> actions(n * width, 0);
   std::mutex error_mutex;
   absl::Status error;
-  tbb::parallel_for(int64_t{0}, n, [&](int64_t i) {
+  ParallelForEach(0, n, [&](int64_t i) {
     const EnvInfo& info = envs[i]->info();
     if (!envs[i]->in_episode() || info.terminated || info.truncated) return;
     absl::StatusOr<std::vector<int64_t>> choices = agents_[i]->Act(*envs[i]);

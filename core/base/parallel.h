@@ -1,0 +1,72 @@
+// Parallel loops and task hand-offs on TBB, the one way hlogym code runs
+// work on other threads. Besides naming the two loop shapes the code base
+// uses, it tells ThreadSanitizer about TBB's hand-offs: Debian's libtbb is not
+// built with -fsanitize=thread, so without these edges TSan reports every
+// read inside a task of data written before the task was spawned.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define HLOGYM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HLOGYM_TSAN 1
+#endif
+#endif
+
+#ifdef HLOGYM_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#endif
+
+namespace hlogym {
+
+// A happens-before edge TSan cannot see: everything a thread did before
+// HandOff(edge) happens before everything after TakeOver(edge) on another.
+// One object per direction (spawn, join). No-ops in other builds.
+class HandOffEdge {
+ public:
+  void HandOff() {
+#ifdef HLOGYM_TSAN
+    __tsan_release(this);
+#endif
+  }
+  void TakeOver() {
+#ifdef HLOGYM_TSAN
+    __tsan_acquire(this);
+#endif
+  }
+
+ private:
+  char unused_ = 0;  // a distinct address per edge
+};
+
+// Runs body(lo, hi) over [begin, end) in chunks of at least `grain`, on the
+// current TBB arena; returns once every chunk has run.
+template <typename Body>
+void ParallelFor(int64_t begin, int64_t end, int64_t grain, Body&& body) {
+  HandOffEdge spawn, join;
+  spawn.HandOff();
+  tbb::parallel_for(tbb::blocked_range<int64_t>(begin, end, grain > 0 ? grain : 1),
+                    [&](const tbb::blocked_range<int64_t>& range) {
+                      spawn.TakeOver();
+                      body(range.begin(), range.end());
+                      join.HandOff();
+                    });
+  join.TakeOver();
+}
+
+// Runs body(i) for every i in [begin, end), one task each where TBB sees fit.
+template <typename Body>
+void ParallelForEach(int64_t begin, int64_t end, Body&& body) {
+  ParallelFor(begin, end, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) body(i);
+  });
+}
+
+}  // namespace hlogym
