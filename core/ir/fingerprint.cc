@@ -166,7 +166,10 @@ class Fingerprinter {
     for (const Instruction* p : c.parameters()) {
       if (p != nullptr) HashShape(h, p->shape());
     }
-    if (c.root() != nullptr) h.Int(static_cast<int64_t>(Of(*c.root())));
+    if (c.root() != nullptr) {
+      h.Int(static_cast<int64_t>(Of(*c.root())));
+      h.Int(static_cast<int64_t>(SharingOf(*c.root())));
+    }
     return computations_[&c] = h.value();
   }
 
@@ -193,6 +196,50 @@ class Fingerprinter {
   }
 
  private:
+  // The operands an instruction's canonical walk visits, in order:
+  // alternatives' by hash, as they are an unordered set.
+  std::vector<const Instruction*> WalkOrder(const Instruction& inst) const {
+    std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
+    if (inst.opcode() == Opcode::kAlternatives) {
+      std::stable_sort(operands.begin(), operands.end(), [&](const auto* a, const auto* b) {
+        return instructions_.at(a) < instructions_.at(b);
+      });
+    }
+    return operands;
+  }
+
+  // The hashes above are Merkle hashes: a value computed twice and a value
+  // computed once and used twice hash alike. Numbering the instructions the
+  // root reaches in a canonical order (a depth-first walk over operands) and
+  // hashing each one's operand numbers tells the two apart. Iterative, as
+  // Of(): deep graphs must not overflow the stack.
+  uint64_t SharingOf(const Instruction& root) {
+    absl::flat_hash_map<const Instruction*, int64_t> number;
+    int64_t finished = 0;
+    Hasher h;
+    struct Frame {
+      const Instruction* inst;
+      std::vector<const Instruction*> operands;
+      size_t next = 0;
+    };
+    std::vector<Frame> stack;
+    stack.push_back({&root, WalkOrder(root)});
+    number[&root] = -1;  // on the stack
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next < top.operands.size()) {
+        const Instruction* operand = top.operands[top.next++];
+        if (number.try_emplace(operand, -1).second) stack.push_back({operand, WalkOrder(*operand)});
+        continue;
+      }
+      h.Int(static_cast<int64_t>(top.operands.size()));
+      for (const Instruction* o : top.operands) h.Int(number.at(o));
+      number[top.inst] = finished++;
+      stack.pop_back();
+    }
+    return h.value();
+  }
+
   uint64_t Hash(const Instruction& inst) {
     Hasher h;
     h.Int(static_cast<int64_t>(inst.opcode()));
