@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "core/base/status_macros.h"
@@ -25,25 +28,58 @@ bool IsCollective(Opcode op) {
   }
 }
 
-bool Mergeable(const Instruction& inst) {
+// Whether an instruction itself must run once per occurrence.
+bool HasOwnEffect(const Instruction& inst) {
   const Opcode op = inst.opcode();
-  if (op == Opcode::kParameter || op == Opcode::kAlternatives || HasSideEffect(op) ||
-      IsCollective(op)) {
-    return false;
-  }
+  if (HasSideEffect(op) || IsCollective(op)) return true;
   switch (op) {
     case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
     case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency:
     case Opcode::kCopyStart: case Opcode::kCopyDone: case Opcode::kDomain:
-      return false;
+      return true;
     default:
       break;
   }
-  if (!inst.control_predecessors().empty() || !inst.control_successors().empty()) return false;
   if (op == Opcode::kCustomCall) {
     const std::string* effect = inst.FindRawAttribute("custom_call_has_side_effect");
-    if (effect != nullptr && *effect == "true") return false;
+    if (effect != nullptr && *effect == "true") return true;
   }
+  return false;
+}
+
+// Whether a computation, or one it calls, holds an instruction with its own
+// effect; memoized for one pass run.
+class EffectScan {
+ public:
+  bool Has(const Computation* c) {
+    if (c == nullptr) return false;
+    auto [it, inserted] = known_.try_emplace(c, false);
+    if (!inserted) return it->second;  // known, or being scanned (a cycle: no effect found yet)
+    bool effect = false;
+    for (const auto& inst : c->instructions()) {
+      if (HasOwnEffect(*inst) || Calls(*inst)) {
+        effect = true;
+        break;
+      }
+    }
+    return known_[c] = effect;
+  }
+  bool Calls(const Instruction& inst) {
+    for (const Computation* callee : inst.called_computations()) {
+      if (Has(callee)) return true;
+    }
+    return false;
+  }
+
+ private:
+  absl::flat_hash_map<const Computation*, bool> known_;
+};
+
+bool Mergeable(const Instruction& inst, EffectScan& effects) {
+  const Opcode op = inst.opcode();
+  if (op == Opcode::kParameter || op == Opcode::kAlternatives || HasOwnEffect(inst)) return false;
+  if (!inst.control_predecessors().empty() || !inst.control_successors().empty()) return false;
+  if (effects.Calls(inst)) return false;
   // An elided constant's value is unknown: two of them need not be equal.
   if (op == Opcode::kConstant && inst.literal().is_elided()) return false;
   return true;
@@ -96,13 +132,69 @@ bool SameRawAttributes(const Instruction& a, const Instruction& b) {
   return i == x.size() && j == y.size();
 }
 
-bool Identical(const Instruction& a, const Operands& a_operands, const Instruction& b,
-               const ValueNumbers& numbers) {
+bool SameComputation(const Computation* a, const Computation* b);
+
+// Everything but the operands and called computations.
+bool SameOwnFields(const Instruction& a, const Instruction& b) {
   return a.opcode() == b.opcode() && a.shape() == b.shape() &&
          a.dimensions() == b.dimensions() && a.parameter_number() == b.parameter_number() &&
-         a_operands == numbers.CanonicalOperands(b) &&
-         a.called_computations() == b.called_computations() && a.op_attrs() == b.op_attrs() &&
-         SameRawAttributes(a, b);
+         a.op_attrs() == b.op_attrs() && SameRawAttributes(a, b);
+}
+
+bool SameCallees(const Instruction& a, const Instruction& b) {
+  const auto& x = a.called_computations();
+  const auto& y = b.called_computations();
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!SameComputation(x[i], y[i])) return false;
+  }
+  return true;
+}
+
+// Whether two computations compute the same thing the same way: the graphs
+// their roots reach match node for node (as XLA's CSE compares the fused
+// computations of two fusions). Fusion duplicates a consumer's fused
+// computation per copy, so two fusions of the same values call equal but
+// distinct computations.
+bool SameComputation(const Computation* a, const Computation* b) {
+  if (a == b) return true;
+  if (a == nullptr || b == nullptr || a->root() == nullptr || b->root() == nullptr ||
+      a->parameter_count() != b->parameter_count()) {
+    return false;
+  }
+  absl::flat_hash_map<const Instruction*, const Instruction*> matched;
+  std::vector<std::pair<const Instruction*, const Instruction*>> pending = {{a->root(), b->root()}};
+  matched[a->root()] = b->root();
+  while (!pending.empty()) {
+    const auto [x, y] = pending.back();
+    pending.pop_back();
+    if (!SameOwnFields(*x, *y) || x->operand_count() != y->operand_count() ||
+        !x->control_predecessors().empty() || !y->control_predecessors().empty() ||
+        !SameCallees(*x, *y)) {
+      return false;
+    }
+    for (int64_t i = 0; i < x->operand_count(); ++i) {
+      const Instruction* xo = x->operand(i);
+      const Instruction* yo = y->operand(i);
+      auto [it, inserted] = matched.try_emplace(xo, yo);
+      if (!inserted) {
+        if (it->second != yo) return false;
+        continue;
+      }
+      pending.push_back({xo, yo});
+    }
+  }
+  // One-to-one: two nodes of `a` must not map onto one of `b`.
+  absl::flat_hash_set<const Instruction*> images;
+  for (const auto& [x, y] : matched) {
+    if (!images.insert(y).second) return false;
+  }
+  return true;
+}
+
+bool Identical(const Instruction& a, const Operands& a_operands, const Instruction& b,
+               const ValueNumbers& numbers) {
+  return SameOwnFields(a, b) && a_operands == numbers.CanonicalOperands(b) && SameCallees(a, b);
 }
 
 // A hash of what Identical compares cheaply (pointers: within one run only).
@@ -112,7 +204,14 @@ size_t Key(const Instruction& inst, const Operands& operands) {
                           shape.dims(), inst.dimensions(), inst.parameter_number(),
                           inst.op_attrs().index());
   for (const Instruction* operand : operands) h = absl::HashOf(h, operand);
-  for (const Computation* c : inst.called_computations()) h = absl::HashOf(h, c);
+  // Called computations by what their roots are: equal computations may be
+  // distinct objects (SameComputation), and CSE changes them as it goes.
+  for (const Computation* c : inst.called_computations()) {
+    const Instruction* root = c == nullptr ? nullptr : c->root();
+    h = root == nullptr ? absl::HashOf(h, 0)
+                        : absl::HashOf(h, static_cast<int>(root->opcode()),
+                                       root->shape().dims(), c->parameter_count());
+  }
   if (inst.opcode() == Opcode::kConstant) {
     // The first bytes tell most constants apart; equality checks the rest.
     const Literal& literal = inst.literal();
@@ -129,10 +228,11 @@ absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
   std::vector<Computation*> computations;
   for (const auto& c : module.computations()) computations.push_back(c.get());
   ValueNumbers numbers;
+  EffectScan effects;
   for (Computation* computation : computations) {
     absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>> seen;
     for (Instruction* inst : computation->MakePostOrder()) {
-      if (rewriter.IsRemoved(inst) || !Mergeable(*inst)) continue;
+      if (rewriter.IsRemoved(inst) || !Mergeable(*inst, effects)) continue;
       const Operands operands = numbers.CanonicalOperands(*inst);
       auto& bucket = seen[Key(*inst, operands)];
       Instruction* representative = nullptr;

@@ -119,15 +119,52 @@ TEST(CseTest, AttributesAndValuesDistinguish) {
   EXPECT_EQ(CountOpcode(*module, Opcode::kBroadcast), 1);  // then b1 and b3
 }
 
-TEST(CseTest, CalledComputationsCompareByIdentity) {
+// Called computations compare by structure (fusion copies a consumer's
+// fused computation, so equal fusions call distinct but equal computations).
+TEST(CseTest, CalledComputationsCompareByStructure) {
   auto module = Parse(EntryModule(R"(p0 = f32[4] parameter(0)
   z = f32[] constant(0)
   r1 = f32[] reduce(p0, z), dimensions={0}, to_apply=add_a
   r2 = f32[] reduce(p0, z), dimensions={0}, to_apply=add_b
-  r3 = f32[] reduce(p0, z), dimensions={0}, to_apply=add_a
-  ROOT r = (f32[], f32[], f32[]) tuple(r1, r2, r3))", kReducers));
+  r3 = f32[] reduce(p0, z), dimensions={0}, to_apply=max_c
+  r4 = f32[] reduce(p0, z), dimensions={0}, to_apply=sub_d
+  r5 = f32[] reduce(p0, z), dimensions={0}, to_apply=sub_e
+  ROOT r = (f32[], f32[], f32[], f32[], f32[]) tuple(r1, r2, r3, r4, r5))",
+                                  std::string(kReducers) + R"(
+
+max_c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+
+sub_d {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] subtract(a, b)
+}
+
+sub_e {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] subtract(b, a)
+})"));
   ASSERT_TRUE(RunOnce("cse", *module));
-  EXPECT_EQ(CountOpcode(*module, Opcode::kReduce), 2);
+  // r1 and r2 merge; max, a - b and b - a stay apart.
+  EXPECT_EQ(CountOpcode(*module, Opcode::kReduce), 4);
+}
+
+// A fusion or call whose computation has a side effect is never merged.
+TEST(CseTest, CallsOfComputationsWithSideEffectsAreKept) {
+  auto module = Parse(EntryModule(R"(p0 = f32[4] parameter(0)
+  c1 = f32[4] call(p0), to_apply=effect
+  c2 = f32[4] call(p0), to_apply=effect
+  ROOT r = (f32[4], f32[4]) tuple(c1, c2))", R"(effect {
+  x = f32[4] parameter(0)
+  ROOT e = f32[4] custom-call(x), custom_call_target="log_it", custom_call_has_side_effect=true
+})"));
+  EXPECT_FALSE(RunOnce("cse", *module));
+  EXPECT_EQ(CountOpcode(*module, Opcode::kCall), 2);
 }
 
 TEST(CseTest, MetadataDoesNotDistinguishOtherRawAttributesDo) {
