@@ -1,5 +1,5 @@
 // dot (any batch and contracting dimensions; real floats on OpenBLAS,
-// integers and complex by plain loops) and rng-bit-generator.
+// integers and complex by plain loops).
 #include <cblas.h>
 
 #include <algorithm>
@@ -141,12 +141,6 @@ absl::StatusOr<Literal> EvalDot(const Instruction& inst, Operands operands) {
     }
   });
   return out;
-}
-
-absl::StatusOr<Literal> EvalRngBitGenerator(const Instruction& inst, Operands) {
-  return absl::UnimplementedError(absl::StrCat(
-      "not supported: rng-bit-generator in instruction `", inst.name(),
-      "` (XLA's Philox/ThreeFry bit streams are not reproduced yet)"));
 }
 
 }  // namespace hlogym

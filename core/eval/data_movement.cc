@@ -1,7 +1,9 @@
 // Data-movement kernels: every output element is a copy of one input element
 // (or a constant), found by index arithmetic. Type-agnostic: they move bytes.
+// bitcast alone sees layouts (it reinterprets the physical buffer).
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/eval/index_util.h"
@@ -140,6 +142,72 @@ std::vector<int64_t> DynamicStarts(Operands operands, size_t first_index,
   return starts;
 }
 
+// The layout's minor-to-major order, row-major where the shape has none.
+std::vector<int64_t> MinorToMajor(const Shape& shape) {
+  const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
+  if (shape.has_layout() && static_cast<int64_t>(m2m.size()) == shape.rank()) return m2m;
+  return Layout::RowMajor(shape.rank()).minor_to_major;
+}
+
+bool IsRowMajor(const std::vector<int64_t>& minor_to_major) {
+  for (size_t k = 0; k < minor_to_major.size(); ++k) {
+    if (minor_to_major[k] != static_cast<int64_t>(minor_to_major.size() - 1 - k)) return false;
+  }
+  return true;
+}
+
+// Strides (in elements) of each logical dimension in the physical buffer.
+std::vector<int64_t> PhysicalStrides(const Shape& shape, const std::vector<int64_t>& m2m) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  int64_t stride = 1;
+  for (int64_t d : m2m) {
+    strides[d] = stride;
+    stride *= shape.dim(d);
+  }
+  return strides;
+}
+
+bool Tiled(const Shape& shape) {
+  return shape.has_layout() && shape.layout().extras != nullptr &&
+         !shape.layout().extras->tiles.empty();
+}
+
+// bitcast reinterprets the physical buffer: the operand's logical values go
+// to memory in its layout's order, and the result reads that memory in its
+// own layout's order. Literals are row-major logical, so a bitcast between
+// non-row-major layouts moves elements (a transpose, for example); between
+// row-major ones it is a plain reshape.
+absl::StatusOr<Literal> Bitcast(const Instruction& inst, const Literal& in, Literal out) {
+  const Shape& from = inst.operand(0)->shape();
+  const Shape& to = inst.shape();
+  if (Tiled(from) || Tiled(to)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "not supported: bitcast with a tiled layout (", from.ToString(), " to ", to.ToString(),
+        ") in instruction `", inst.name(), "`"));
+  }
+  const std::vector<int64_t> from_m2m = MinorToMajor(from), to_m2m = MinorToMajor(to);
+  const bool from_row_major = IsRowMajor(from_m2m), to_row_major = IsRowMajor(to_m2m);
+  std::vector<uint8_t> scratch;
+  const uint8_t* physical = in.raw_data();
+  if (!from_row_major) {
+    scratch.resize(in.raw_size());
+    BoxCopy box;
+    box.dims.assign(from.dims().begin(), from.dims().end());
+    box.src_strides = Strides(from.dims());
+    box.dst_strides = PhysicalStrides(from, from_m2m);
+    CopyBox(std::move(box), ByteWidth(from.element_type()), in.raw_data(), scratch.data());
+    physical = scratch.data();
+  }
+  if (to_row_major) {
+    std::memcpy(out.raw_data(), physical, out.raw_size());
+  } else {
+    BoxCopy box = OverOutput(to);
+    box.src_strides = PhysicalStrides(to, to_m2m);
+    CopyBox(std::move(box), ByteWidth(to.element_type()), physical, out.raw_data());
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands operands) {
@@ -154,6 +222,7 @@ absl::StatusOr<Literal> EvalDataMovement(const Instruction& inst, Operands opera
             "not supported: ", std::string(OpcodeName(inst.opcode())), " changing the element size in `",
             inst.name(), "`"));
       }
+      if (inst.opcode() == Opcode::kBitcast) return Bitcast(inst, in, std::move(out));
       std::memcpy(out.raw_data(), in.raw_data(), in.raw_size());
       return out;
     }

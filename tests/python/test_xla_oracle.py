@@ -122,3 +122,197 @@ def test_known_mismatches_agree_in_f64(name):
     with jax.enable_x64(True):
         theirs = run_xla(text, inputs)
     assert_outputs_close(name, ours, theirs)
+
+
+# Modules of XLA's GPU pipeline output (data/corpus/xla_gpu) that hold no
+# cuBLAS/cuDNN custom-calls or async ops, fast enough to run here: full of
+# fusions, split-K dots and bitcasts, they must compute what their source
+# modules compute. XLA:GPU splits long contractions in four and sums the
+# parts, so f32 results differ by summation order; in mlp_train_sgd that
+# flips one ReLU mask (a layer-2 pre-activation within 1.8e-5 of zero), which
+# moves the earlier layers' updates by up to 3.7e-5 on weights of magnitude 1.
+# Hence the magnitude-scaled tolerance of assert_outputs_close.
+XLA_GPU_FAST = ["embedding_bag_grad_8192x64", "mlp_fwd_256x784", "mlp_train_sgd_256x784",
+                "softmax_4096x1024"]
+
+
+@pytest.mark.parametrize("name", XLA_GPU_FAST)
+def test_xla_gpu_output_computes_what_its_source_computes(name):
+    source = hlogym.HloModule.from_text((DATA / "corpus" / "hlo" / f"{name}.hlo").read_text())
+    compiled = hlogym.HloModule.from_text(
+        (DATA / "corpus" / "xla_gpu" / f"{name}.hlo").read_text())
+    inputs = hlogym.formula_inputs(source)
+    assert_outputs_close(name, hlogym.evaluate(compiled, inputs), hlogym.evaluate(source, inputs))
+
+
+def _physical_to_logical(buffer, dims, minor_to_major):
+    """numpy's reading of a flat buffer as an array of `dims` laid out in
+    `minor_to_major` order."""
+    major_to_minor = list(reversed(minor_to_major))
+    stored = buffer.reshape([dims[d] for d in major_to_minor])
+    return stored.transpose(np.argsort(major_to_minor))
+
+
+def _logical_to_physical(array, minor_to_major):
+    return array.transpose(list(reversed(minor_to_major))).reshape(-1)
+
+
+@pytest.mark.parametrize("from_dims,from_layout,to_dims,to_layout", [
+    ([2, 3], [1, 0], [3, 2], [0, 1]),            # a transpose
+    ([3, 2], [0, 1], [2, 3], [1, 0]),            # the other way
+    ([16, 8, 4], [1, 2, 0], [16, 32], [1, 0]),   # layouts as XLA:GPU writes them
+    ([4, 6, 8], [0, 2, 1], [4, 48], [0, 1]),
+    ([2, 3, 5, 7], [1, 3, 0, 2], [6, 35], [0, 1]),
+])
+def test_bitcast_reinterprets_the_physical_buffer(from_dims, from_layout, to_dims, to_layout):
+    """Against numpy (XLA:CPU refuses bitcasts in the HLO it is given: its
+    layout assignment rejects them, so it cannot be the oracle here)."""
+    def text(dims, layout):
+        return f"f32[{','.join(map(str, dims))}]{{{','.join(map(str, layout))}}}"
+    module = hlogym.HloModule.from_text(
+        f"HloModule m\n\nENTRY e {{\n  p = {text(from_dims, from_layout)} parameter(0)\n"
+        f"  ROOT b = {text(to_dims, to_layout)} bitcast(p)\n}}\n")
+    x = np.arange(np.prod(from_dims), dtype=np.float32).reshape(from_dims)
+    (ours,) = hlogym.evaluate(module, [x])
+    want = _physical_to_logical(_logical_to_physical(x, from_layout), to_dims, to_layout)
+    np.testing.assert_array_equal(ours, want)
+    if from_dims == [2, 3] and to_layout == [0, 1]:
+        np.testing.assert_array_equal(ours, x.T)
+
+
+# IEEE special values (NaN, infinities, signed zeros, subnormals, rounding
+# midpoints, overflow) through elementwise ops, compares and conversions, in
+# every float width and the f8 and sub-byte integer types, against XLA:CPU.
+# Modules take and return f32/s32 and convert inside, so the numpy bridge
+# never sees a narrow type (exact both ways for these values). No f32
+# subnormals: XLA:CPU runs with denormals flushed to zero (sign(1e-40) is 0
+# there), the interpreter keeps IEEE gradual underflow.
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-3, -7.25, 65504.0, 65520.0, 448.0,
+                    464.0, 57344.0, 3.4e38, -3.4e38, 6e-8, 2.0 ** -10,
+                    np.inf, -np.inf, np.nan, 0.1, 1.0e10], dtype=np.float32)
+EXACT_UNARY = ["abs", "negate", "sign", "floor", "ceil", "round-nearest-even",
+               "round-nearest-afz", "sqrt", "not-a-number"]
+CLOSE_UNARY = ["exponential", "log", "tanh", "rsqrt", "cbrt", "exponential-minus-one",
+               "log-plus-one", "logistic", "sine", "cosine"]
+EXACT_BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "remainder"]
+CLOSE_BINARY = ["power", "atan2"]
+
+
+def _unary_line(name, op, t, dims):
+    if op == "not-a-number":  # is-finite, widened to f32 through pred
+        return (f"  {name}.p = pred[{dims}] is-finite({name}.in)\n"
+                f"  {name} = f32[{dims}] convert({name}.p)\n")
+    return f"  {name}.r = {t}[{dims}] {op}({name}.in)\n  {name} = f32[{dims}] convert({name}.r)\n"
+
+
+def _elementwise_module(t, n):
+    lines = [f"  x = f32[{n}] parameter(0)", f"  y = f32[{n}] parameter(1)",
+             f"  xt = {t}[{n}] convert(x)", f"  yt = {t}[{n}] convert(y)"]
+    outs = []
+    for k, op in enumerate(EXACT_UNARY + CLOSE_UNARY):
+        name = f"un{k}"
+        lines.append(f"  {name}.in = {t}[{n}] copy(xt)")
+        lines.append(_unary_line(name, op, t, n).rstrip("\n"))
+        outs.append(name)
+    for k, op in enumerate(EXACT_BINARY + CLOSE_BINARY):
+        name = f"bin{k}"
+        lines.append(f"  {name}.r = {t}[{n}] {op}(xt, yt)\n  {name} = f32[{n}] convert({name}.r)")
+        outs.append(name)
+    for k, (direction, ctype) in enumerate(
+            (d, c) for d in ["EQ", "NE", "LT", "LE", "GT", "GE"] for c in ["FLOAT", "TOTALORDER"]):
+        name = f"cmp{k}"
+        lines.append(f"  {name}.p = pred[{n}] compare(xt, yt), direction={direction}, "
+                     f"type={ctype}\n  {name} = f32[{n}] convert({name}.p)")
+        outs.append(name)
+    shapes = ", ".join(f"f32[{n}]" for _ in outs)
+    body = "\n".join(lines)
+    return (f"HloModule m\n\nENTRY e {{\n{body}\n  ROOT t = ({shapes}) tuple({', '.join(outs)})\n}}\n",
+            len(EXACT_UNARY), len(CLOSE_UNARY), len(EXACT_BINARY), len(CLOSE_BINARY))
+
+
+def _flush_f32_subnormals(a):
+    """XLA:CPU flushes f32 subnormal results to (signed) zero."""
+    tiny = np.abs(a) < np.finfo(np.float32).tiny
+    return np.where(tiny & (a != 0), np.copysign(0.0, a), a)
+
+
+def _assert_same_floats(ours, theirs, exact, narrow, what, rounding=None):
+    """`rounding`: the narrow type XLA should have rounded to. XLA:CPU may
+    keep an f32 result where the HLO says bf16 (excess precision: it drops a
+    bf16 round trip between ops), so its values are rounded here first."""
+    a = _flush_f32_subnormals(np.asarray(ours, np.float64))
+    b = np.asarray(theirs)
+    if rounding is not None:
+        b = b.astype(rounding).astype(np.float32)
+    b = _flush_f32_subnormals(b.astype(np.float64))
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"{what}: NaN positions")
+    finite = ~np.isnan(b)
+    if exact:
+        np.testing.assert_array_equal(a[finite], b[finite], err_msg=what)
+        zero = finite & (b == 0)
+        np.testing.assert_array_equal(np.signbit(a[zero]), np.signbit(b[zero]),
+                                      err_msg=f"{what}: signed zeros")
+    else:
+        np.testing.assert_array_equal(np.isinf(a[finite]), np.isinf(b[finite]), err_msg=what)
+        tol = 1e-2 if narrow else 1e-5
+        np.testing.assert_allclose(a[finite], b[finite], rtol=tol, atol=tol * 1e-3, err_msg=what)
+
+
+@pytest.mark.parametrize("t", ["f32", "f64", "f16", "bf16"])
+def test_ieee_special_values_match_xla(t):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.repeat(SPECIAL, SPECIAL.size)
+    y = np.tile(SPECIAL, SPECIAL.size)
+    text, n_eu, n_cu, n_eb, n_cb = _elementwise_module(t, x.size)
+    module = hlogym.HloModule.from_text(text)
+    ours = hlogym.evaluate(module, [x, y])
+    with jax.enable_x64(True):
+        theirs = run_xla(text, [x, y])
+    names = (EXACT_UNARY + CLOSE_UNARY + EXACT_BINARY + CLOSE_BINARY +
+             [f"compare {d} {c}" for d in ["EQ", "NE", "LT", "LE", "GT", "GE"]
+              for c in ["FLOAT", "TOTALORDER"]])
+    exact = [True] * n_eu + [False] * n_cu + [True] * n_eb + [False] * n_cb + [True] * 12
+    for k, name in enumerate(names):
+        if name == "remainder" and t in ("f16", "bf16"):
+            exact_k = False  # XLA:CPU computes fmod in f32 and rounds; so do we, modulo ulps
+        else:
+            exact_k = exact[k]
+        rounding = ml_dtypes.bfloat16 if t == "bf16" and not name.startswith("compare") else None
+        _assert_same_floats(ours[k], theirs[k], exact_k, t in ("f16", "bf16"), f"{t} {name}",
+                            rounding)
+
+
+F8_TYPES = ["f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4"]
+
+
+@pytest.mark.parametrize("t", F8_TYPES)
+def test_f8_conversions_match_xla(t):
+    """f32 -> f8 (round to nearest even, overflow to inf or NaN or the
+    largest value as each type defines) -> f32, on special values and on the
+    midpoints between neighbouring f8 values."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([SPECIAL, -SPECIAL, rng.standard_normal(200).astype(np.float32) * 8,
+                             (2.0 ** rng.integers(-20, 18, 100)).astype(np.float32) *
+                             np.float32(1.0625)])
+    text = (f"HloModule m\n\nENTRY e {{\n  x = f32[{values.size}] parameter(0)\n"
+            f"  n = {t}[{values.size}] convert(x)\n  ROOT w = f32[{values.size}] convert(n)\n}}\n")
+    (ours,) = hlogym.evaluate(hlogym.HloModule.from_text(text), [values])
+    (theirs,) = run_xla(text, [values])
+    _assert_same_floats(ours, theirs, True, True, t)
+
+
+@pytest.mark.parametrize("t", ["s2", "u2", "s4", "u4"])
+def test_sub_byte_integers_match_xla(t):
+    """s32 -> sub-byte (wraps) -> arithmetic in the narrow type -> s32."""
+    values = np.arange(-20, 20, dtype=np.int32)
+    other = values[::-1].copy()
+    n = values.size
+    text = (f"HloModule m\n\nENTRY e {{\n  x = s32[{n}] parameter(0)\n  y = s32[{n}] parameter(1)\n"
+            f"  a = {t}[{n}] convert(x)\n  b = {t}[{n}] convert(y)\n"
+            f"  s = {t}[{n}] add(a, b)\n  m = {t}[{n}] multiply(a, b)\n"
+            f"  ws = s32[{n}] convert(s)\n  wm = s32[{n}] convert(m)\n  wa = s32[{n}] convert(a)\n"
+            f"  ROOT r = (s32[{n}], s32[{n}], s32[{n}]) tuple(wa, ws, wm)\n}}\n")
+    ours = hlogym.evaluate(hlogym.HloModule.from_text(text), [values, other])
+    theirs = run_xla(text, [values, other])
+    for k, what in enumerate(["convert", "add", "multiply"]):
+        np.testing.assert_array_equal(ours[k], theirs[k], err_msg=f"{t} {what}")
