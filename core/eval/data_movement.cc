@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/eval/index_util.h"
 #include "core/eval/kernels.h"
-#include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
 namespace {
@@ -64,8 +64,7 @@ void CopyBoxTyped(const BoxCopy& box, const uint8_t* src_bytes, uint8_t* dst_byt
   if (rows * inner <= (1 << 15)) {
     run(0, tasks);
   } else {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, tasks),
-                      [&](const tbb::blocked_range<int64_t>& r) { run(r.begin(), r.end()); });
+    ParallelFor(0, tasks, 1, run);
   }
 }
 

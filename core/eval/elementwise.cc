@@ -8,10 +8,10 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/eval/float_codec.h"
 #include "core/eval/float_ops.h"
 #include "core/eval/kernels.h"
-#include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
 
@@ -22,8 +22,7 @@ void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body,
     body(0, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                    [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+  ParallelFor(0, n, grain, body);
 }
 
 namespace {
