@@ -110,14 +110,72 @@ absl::Status Computation::RemoveParameter(int64_t i) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Visit states of MakePostOrder: 0 = unvisited, 1 = on the stack, 2 =
+// emitted. Indexed by unique id when the computation's ids are distinct and
+// dense enough (the common case inside a module), else hashed by address;
+// both give the same order.
+class VisitState {
+ public:
+  explicit VisitState(const std::vector<std::unique_ptr<Instruction>>& instructions) {
+    if (instructions.empty()) return;
+    int64_t lo = instructions.front()->unique_id(), hi = lo;
+    for (const auto& inst : instructions) {
+      lo = std::min(lo, inst->unique_id());
+      hi = std::max(hi, inst->unique_id());
+    }
+    const int64_t n = static_cast<int64_t>(instructions.size());
+    if (lo < 0 || hi - lo >= 64 * n + 4096) {
+      UseMap(instructions.size());
+      return;
+    }
+    base_ = lo;
+    dense_.assign(static_cast<size_t>(hi - lo + 1), 0);
+    for (const auto& inst : instructions) {
+      uint8_t& slot = dense_[static_cast<size_t>(inst->unique_id() - base_)];
+      if (slot != 0) {  // two instructions share an id: hash by address
+        UseMap(instructions.size());
+        return;
+      }
+      slot = 1;
+    }
+    std::fill(dense_.begin(), dense_.end(), 0);
+  }
+
+  uint8_t& operator[](const Instruction* inst) {
+    if (!use_map_) {
+      const int64_t slot = inst->unique_id() - base_;
+      // An id outside the range (not one of the stored instructions) falls
+      // back to the map, as every instruction did before.
+      if (slot >= 0 && slot < static_cast<int64_t>(dense_.size())) {
+        return dense_[static_cast<size_t>(slot)];
+      }
+    }
+    return map_[inst];
+  }
+
+ private:
+  void UseMap(size_t size) {
+    use_map_ = true;
+    dense_.clear();
+    map_.reserve(size);
+  }
+
+  bool use_map_ = false;
+  int64_t base_ = 0;
+  std::vector<uint8_t> dense_;
+  absl::flat_hash_map<const Instruction*, uint8_t> map_;
+};
+
+}  // namespace
+
 std::vector<Instruction*> Computation::MakePostOrder() const {
   std::vector<Instruction*> order;
   order.reserve(instructions_.size());
-  // 0 = unvisited, 1 = on the stack, 2 = emitted. Nodes on the stack met
-  // again (a cycle, which the verifier reports) are skipped, so this always
-  // terminates.
-  absl::flat_hash_map<const Instruction*, uint8_t> state;
-  state.reserve(instructions_.size());
+  // Nodes on the stack met again (a cycle, which the verifier reports) are
+  // skipped, so this always terminates.
+  VisitState state(instructions_);
   std::vector<std::pair<Instruction*, size_t>> stack;
   for (const auto& start : instructions_) {
     if (state[start.get()] != 0) continue;
@@ -132,8 +190,9 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
                                ? inst->operand(next)
                                : inst->control_predecessors()[next - num_operands];
         ++next;
+        if (dep->parent() != this) continue;
         uint8_t& s = state[dep];
-        if (s == 0 && dep->parent() == this) {
+        if (s == 0) {
           s = 1;
           stack.emplace_back(dep, 0);
         }

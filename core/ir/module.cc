@@ -88,13 +88,17 @@ void Module::NoteInstructionName(std::string_view name) {
 std::string Module::UniqueInstructionName(std::string_view prefix) {
   if (!instruction_names_) {
     instruction_names_ = std::make_unique<absl::flat_hash_set<std::string>>();
+    instruction_names_->reserve(static_cast<size_t>(instruction_count()));
     for (const auto& comp : computations_) {
       for (const auto& inst : comp->instructions()) {
         instruction_names_->insert(inst->name());
       }
     }
   }
-  if (!prefix.empty() && instruction_names_->insert(std::string(prefix)).second) {
+  // Looked up before a string is made: most prefixes are names in use.
+  if (!prefix.empty() &&
+      !instruction_names_->contains(absl::string_view(prefix.data(), prefix.size()))) {
+    instruction_names_->emplace(prefix);
     return std::string(prefix);
   }
   const std::string stem(prefix.empty() ? "instruction" : NameStem(prefix));
@@ -130,24 +134,24 @@ std::unique_ptr<Module> Module::Clone() const {
 
   absl::flat_hash_map<const Computation*, Computation*> comp_map;
   absl::flat_hash_map<const Instruction*, Instruction*> inst_map;
-  std::vector<std::pair<Instruction*, const Instruction*>> fusions;
+  inst_map.reserve(static_cast<size_t>(instruction_count()));
+  comp_map.reserve(computations_.size());
+  std::vector<Instruction*> operands;
   for (const auto& comp : computations_) {
     auto new_comp = std::make_unique<Computation>(comp->name());
     new_comp->set_execution_thread(comp->execution_thread());
     for (Instruction* inst : comp->MakePostOrder()) {
-      std::vector<Instruction*> operands;
-      operands.reserve(inst->operand_count());
+      operands.clear();
       for (Instruction* operand : inst->operands()) {
         operands.push_back(inst_map.at(operand));
       }
       auto copy = inst->CloneWithNewOperands(inst->shape(), operands);
       copy->set_unique_id(inst->unique_id());
-      std::vector<Computation*> called;
-      for (Computation* callee : inst->called_computations()) {
-        auto it = comp_map.find(callee);
-        called.push_back(it == comp_map.end() ? nullptr : it->second);
+      // The copy starts with the original's callees; map them in place.
+      for (int64_t i = 0; i < static_cast<int64_t>(inst->called_computations().size()); ++i) {
+        auto it = comp_map.find(inst->called_computations()[i]);
+        copy->set_called_computation(i, it == comp_map.end() ? nullptr : it->second);
       }
-      copy->set_called_computations(std::move(called));
       inst_map[inst] = new_comp->AddInstruction(std::move(copy));
     }
     for (const auto& inst : comp->instructions()) {

@@ -3,27 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/rewrite/dependency_levels.h"
 #include "core/rewrite/prune.h"
 
 namespace hlogym {
-namespace {
-
-// Whether `from` depends on `target` through operands or control edges.
-bool DependsOn(const Instruction* from, const Instruction* target) {
-  absl::flat_hash_set<const Instruction*> visited;
-  std::vector<const Instruction*> stack = {from};
-  while (!stack.empty()) {
-    const Instruction* inst = stack.back();
-    stack.pop_back();
-    if (inst == target) return true;
-    if (!visited.insert(inst).second) continue;
-    for (const Instruction* operand : inst->operands()) stack.push_back(operand);
-    for (const Instruction* pred : inst->control_predecessors()) stack.push_back(pred);
-  }
-  return false;
-}
-
-}  // namespace
 
 Instruction* Rewriter::Add(Computation* computation,
                            std::unique_ptr<Instruction> instruction) {
@@ -144,12 +127,15 @@ absl::StatusOr<int64_t> Rewriter::Finish() {
 
 absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
   int64_t created = 0;
+  // Levels bound each cycle check's walk; a full walk per candidate made
+  // this quadratic in the computation's size.
+  DependencyLevels levels;
   for (const Use& use : use_order_) {
     Instruction* original = use.original;
     std::vector<Instruction*> kept;
     for (Instruction* candidate : candidates_.at(use)) {
       // Choosing this candidate would make the user depend on itself.
-      if (use.user != nullptr && DependsOn(candidate, use.user)) continue;
+      if (use.user != nullptr && levels.DependsOn(candidate, use.user)) continue;
       kept.push_back(candidate);
     }
     if (kept.empty()) continue;
@@ -158,10 +144,12 @@ absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
     auto alt = Instruction::Create(Opcode::kAlternatives, original->shape(), operands);
     alt->set_name(module_->UniqueInstructionName("alternatives"));
     Instruction* node = original->parent()->AddInstruction(std::move(alt));
+    levels.Added(node);
     if (use.user == nullptr) {
       original->parent()->set_root(node);
     } else {
       use.user->ReplaceOperandWith(original, node);
+      levels.AddedEdge(node, use.user);
     }
     ++created;
   }

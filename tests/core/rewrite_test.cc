@@ -1,14 +1,18 @@
 // Tests of the rewrite framework: the Rewriter in apply and dry mode,
 // alternatives, decisions, pruning, and resumable pipelines.
 #include <memory>
+#include <random>
 
 #include "core/ir/module.h"
 #include "core/ir/node_order.h"
 #include "core/passes/pass_registry.h"
+#include "absl/container/flat_hash_map.h"
 #include "core/rewrite/decisions.h"
+#include "core/rewrite/dependency_levels.h"
 #include "core/rewrite/pass.h"
 #include "core/rewrite/pipeline.h"
 #include "gtest/gtest.h"
+#include "tests/core/fusion_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -205,6 +209,136 @@ TEST(PipelineTest, FixedPointPipelineResumesAfterTheDryPass) {
   EXPECT_EQ(pauses, 1);
   EXPECT_TRUE(pipeline.changed());
   EXPECT_EQ(CountOpcode(*module, Opcode::kNegate), 0);
+}
+
+// The small twins after one dry fusion round: alternatives, candidate
+// fusions and sparse unique ids, as the environment's modules look.
+std::vector<std::unique_ptr<Module>> SmallTwinsWithAlternatives() {
+  std::vector<std::unique_ptr<Module>> modules;
+  for (const auto& path : fusion_test::CorpusFiles("small/hlo")) {
+    std::unique_ptr<Module> module = fusion_test::LoadFile(path);
+    if (module == nullptr) continue;
+    std::unique_ptr<Pass> fusion = CreatePass("fusion").value();
+    EXPECT_TRUE(RunDryPass(*fusion, *module).ok()) << path;
+    modules.push_back(std::move(module));
+  }
+  return modules;
+}
+
+// The bounded walk of DependencyLevels answers as a full backward walk, on
+// the twins as they are and after edges are added the way the Rewriter
+// builds alternatives (a new node between an operand and its user).
+TEST(RewriteDependencyLevelsTest, AgreesWithFullWalkOnSmallTwins) {
+  std::mt19937_64 rng(11);
+  int64_t checked = 0, dependent = 0;
+  for (const auto& module : SmallTwinsWithAlternatives()) {
+    for (const auto& comp : module->computations()) {
+      std::vector<Instruction*> insts;
+      for (const auto& inst : comp->instructions()) insts.push_back(inst.get());
+      if (insts.size() < 2) continue;
+      DependencyLevels levels;
+      auto check = [&](int64_t pairs) {
+        for (int64_t i = 0; i < pairs; ++i) {
+          const Instruction* from = insts[rng() % insts.size()];
+          const Instruction* target = insts[rng() % insts.size()];
+          const bool expected = DependencyLevels::DependsOnByFullWalk(from, target);
+          ASSERT_EQ(levels.DependsOn(from, target), expected)
+              << module->name() << ": " << from->name() << " -> " << target->name();
+          ++checked;
+          dependent += expected;
+        }
+      };
+      check(200);
+      for (int round = 0; round < 20; ++round) {
+        Instruction* user = insts[rng() % insts.size()];
+        if (user->operand_count() == 0) continue;
+        Instruction* original = user->operand(rng() % user->operand_count());
+        Instruction* candidate = insts[rng() % insts.size()];
+        if (levels.DependsOn(candidate, user)) continue;  // would be a cycle
+        Instruction* node = comp->AddInstruction(Instruction::Create(
+            Opcode::kAlternatives, original->shape(), {original, candidate}));
+        levels.Added(node);
+        user->ReplaceOperandWith(original, node);
+        levels.AddedEdge(node, user);
+        insts.push_back(node);
+        check(50);
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(dependent, 100);
+}
+
+// MakePostOrder indexes visits by unique id when it can; its order must be
+// the one a depth-first walk keyed by address gives.
+std::vector<Instruction*> ReferencePostOrder(const Computation& comp) {
+  std::vector<Instruction*> order;
+  absl::flat_hash_map<const Instruction*, uint8_t> state;
+  std::vector<std::pair<Instruction*, size_t>> stack;
+  for (const auto& start : comp.instructions()) {
+    if (state[start.get()] != 0) continue;
+    stack.emplace_back(start.get(), 0);
+    state[start.get()] = 1;
+    while (!stack.empty()) {
+      auto& [inst, next] = stack.back();
+      const size_t num_operands = inst->operands().size();
+      if (next < num_operands + inst->control_predecessors().size()) {
+        Instruction* dep = next < num_operands
+                               ? inst->operand(next)
+                               : inst->control_predecessors()[next - num_operands];
+        ++next;
+        uint8_t& s = state[dep];
+        if (s == 0 && dep->parent() == &comp) {
+          s = 1;
+          stack.emplace_back(dep, 0);
+        }
+        continue;
+      }
+      state[inst] = 2;
+      order.push_back(inst);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+TEST(RewritePostOrderTest, MatchesReferenceWalkOnSmallTwins) {
+  int64_t computations = 0;
+  for (const auto& module : SmallTwinsWithAlternatives()) {
+    for (const auto& comp : module->computations()) {
+      EXPECT_EQ(comp->MakePostOrder(), ReferencePostOrder(*comp)) << comp->name();
+      ++computations;
+    }
+  }
+  EXPECT_GT(computations, 20);
+  // Outside a module (ids -1) the address-keyed path is taken.
+  auto loose = std::make_unique<Computation>("loose");
+  Shape s = Shape::Array(PrimitiveType::kF32, {2});
+  Instruction* p = loose->AddInstruction(Instruction::CreateParameter(0, s, "p"));
+  Instruction* e = loose->AddInstruction(Instruction::Create(Opcode::kExp, s, {p}));
+  Instruction* n = loose->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
+  Instruction* add = loose->AddInstruction(Instruction::Create(Opcode::kAdd, s, {n, e}));
+  // Stored add last but exp before negate: storage order is kept.
+  EXPECT_EQ(loose->MakePostOrder(), (std::vector<Instruction*>{p, e, n, add}));
+}
+
+// FindAlternatives skips computations without alternatives; its nodes and
+// indices must be those of a scan over the whole NodeOrder.
+TEST(RewriteFindAlternativesTest, MatchesNodeOrderScanOnSmallTwins) {
+  int64_t found = 0;
+  for (const auto& module : SmallTwinsWithAlternatives()) {
+    std::vector<Instruction*> order = NodeOrder(*module);
+    std::vector<std::pair<Instruction*, int64_t>> expected, actual;
+    for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
+      if (order[i]->opcode() == Opcode::kAlternatives) expected.emplace_back(order[i], i);
+    }
+    for (const AlternativeNode& alt : FindAlternatives(*module)) {
+      actual.emplace_back(alt.node, alt.node_index);
+    }
+    EXPECT_EQ(actual, expected) << module->name();
+    found += static_cast<int64_t>(actual.size());
+  }
+  EXPECT_GT(found, 20);
 }
 
 TEST(PassRegistryTest, SpecsAreValidated) {

@@ -1,0 +1,169 @@
+// One environment step, single-threaded, as issue #5 times it: apply the
+// decisions, prune, run the post-passes, measure the cost-model runtime and
+// run the next dry pass (HloRewriteEnv::Step alone; no observation write).
+// fusion-v0 with the limits of env_pool_bench, random legal choices from a
+// fixed seed, episodes restarted (untimed) when they end or fail.
+//
+//   BM_EnvStep/median:<module>   the corpus module of median instruction count
+//   BM_EnvStep/gpt2_tiny_train_4x128
+//
+// Counters: median_ms, p90_ms, max_ms over the timed steps (wall clock),
+// cpu_median_ms (the step thread's CPU time: the figure to compare on a
+// loaded machine, where wall time includes preemption), errors (steps
+// that failed, e.g. a graph past the limits), load1. `digest` on stderr
+// hashes every step's fingerprint and reward: two builds that print the same
+// digest took the same trajectories.
+//
+//   build/bench/hlogym_env_step_bench
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/bench_data.h"
+#include "benchmark/benchmark.h"
+#include "envs/env_config.h"
+#include "envs/env_pool.h"
+
+namespace hlogym {
+namespace {
+
+struct Corpus {
+  EnvSpec spec;
+  std::shared_ptr<BenchmarkSet> set;
+  int64_t median = 0;  // benchmark index of the median-size module
+  int64_t gpt2 = -1;
+};
+
+const Corpus& GetCorpus() {
+  static const Corpus* corpus = [] {
+    auto* c = new Corpus;
+    const std::string root = bench::SourceDir().string();
+    EnvConfig config = LoadEnvConfig(root + "/configs/fusion-v0.yaml").value();
+    std::vector<std::string> files;
+    for (const auto& path : bench::HloPaths("data/corpus/hlo")) files.push_back(path.string());
+    c->set = BenchmarkSet::Load(files, config.pre_passes, MakeRuntimeSource("cost").value())
+                 .value();
+    std::vector<std::pair<int64_t, int64_t>> sizes;  // (instructions, index)
+    for (int64_t b = 0; b < c->set->size(); ++b) {
+      sizes.emplace_back(c->set->Prepared(b).value()->module->instruction_count(), b);
+      if (c->set->name(b).find("gpt2_tiny_train_4x128") != std::string::npos) c->gpt2 = b;
+    }
+    std::sort(sizes.begin(), sizes.end());
+    c->median = sizes[(sizes.size() - 1) / 2].second;
+    c->spec.id = config.id;
+    c->spec.dry_passes = config.dry_passes;
+    c->spec.post_passes = config.post_passes;
+    c->spec.max_steps = config.max_steps;
+    c->spec.limits = {32768, 131072, 2048, 16};
+    return c;
+  }();
+  return *corpus;
+}
+
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+void BM_EnvStep(benchmark::State& state, int64_t b, int64_t min_steps) {
+  const Corpus& corpus = GetCorpus();
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    auto env = HloRewriteEnv::Create(corpus.spec, corpus.set, 0).value();
+    std::mt19937_64 rng(7);
+    std::vector<double> step_s, step_cpu_s;
+    int64_t errors = 0;
+    uint64_t digest = 0;
+    bool need_reset = true;
+    while (static_cast<int64_t>(step_s.size()) < min_steps) {
+      if (need_reset) {
+        if (!env->Reset(rng(), b).ok() || env->info().terminated) {
+          ++errors;
+          break;
+        }
+        need_reset = false;
+        continue;
+      }
+      std::vector<int64_t> choices;
+      for (int32_t k : env->choice_counts()) {
+        choices.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(k)));
+      }
+      const double cpu0 = ThreadCpuSeconds();
+      const Clock::time_point t0 = Clock::now();
+      absl::StatusOr<double> reward = env->Step(choices);
+      step_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      step_cpu_s.push_back(ThreadCpuSeconds() - cpu0);
+      if (!reward.ok()) {
+        ++errors;
+        digest = Mix(digest, 1);
+        need_reset = true;
+        continue;
+      }
+      uint64_t bits = 0;
+      std::memcpy(&bits, &*reward, sizeof(bits));
+      digest = Mix(Mix(digest, env->info().fingerprint), bits);
+      need_reset = env->info().terminated || env->info().truncated;
+    }
+    double total = 0;
+    for (double t : step_s) total += t;
+    state.SetIterationTime(std::max(total, 1e-9));
+    state.counters["steps"] = static_cast<double>(step_s.size());
+    state.counters["median_ms"] = 1e3 * Percentile(step_s, 0.5);
+    state.counters["p90_ms"] = 1e3 * Percentile(step_s, 0.9);
+    state.counters["max_ms"] = 1e3 * Percentile(step_s, 1.0);
+    state.counters["cpu_median_ms"] = 1e3 * Percentile(step_cpu_s, 0.5);
+    state.counters["errors"] = static_cast<double>(errors);
+    state.counters["load1"] = LoadAverage();
+    std::fprintf(stderr, "BM_EnvStep %s: %lld instructions at reset, digest %016llx\n",
+                 corpus.set->name(b).c_str(),
+                 static_cast<long long>(
+                     corpus.set->Prepared(b).value()->module->instruction_count()),
+                 static_cast<unsigned long long>(digest));
+  }
+}
+
+const bool kRegistered = [] {
+  const Corpus& corpus = GetCorpus();
+  benchmark::RegisterBenchmark(("BM_EnvStep/median:" + corpus.set->name(corpus.median)).c_str(),
+                               BM_EnvStep, corpus.median, int64_t{400})
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+  if (corpus.gpt2 >= 0) {
+    benchmark::RegisterBenchmark("BM_EnvStep/gpt2_tiny_train_4x128", BM_EnvStep, corpus.gpt2,
+                                 int64_t{40})
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace hlogym
