@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
-#include "oneapi/tbb/parallel_for.h"
 
 namespace hlogym {
 
@@ -21,7 +20,10 @@ EnvPool::EnvPool(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
     : spec_(std::move(spec)), benchmarks_(std::move(benchmarks)), options_(options),
       arena_(options.num_threads) {}
 
-EnvPool::~EnvPool() { arena_.execute([&] { async_tasks_.wait(); }); }
+EnvPool::~EnvPool() {
+  arena_.execute([&] { async_tasks_.wait(); });
+  task_join_.TakeOver();
+}
 
 absl::StatusOr<std::unique_ptr<EnvPool>> EnvPool::Create(
     EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks, PoolOptions options) {
@@ -187,7 +189,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> se
   for (int64_t i = 0; i < num_envs(); ++i) RETURN_IF_ERROR(CheckEnvId(i));
   std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
   arena_.execute([&] {
-    tbb::parallel_for(int64_t{0}, num_envs(), [&](int64_t i) {
+    ParallelForEach(0, num_envs(), [&](int64_t i) {
       const int32_t id = static_cast<int32_t>(i);
       if (mask.empty() || mask[i]) {
         ResetOne(id, seed ? std::optional<uint64_t>(*seed + i) : std::nullopt, *batch, i);
@@ -208,7 +210,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Step(absl::Span<const int64_t> a
   std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
   const int64_t width = spec_.limits.max_alternatives;
   arena_.execute([&] {
-    tbb::parallel_for(int64_t{0}, num_envs(), [&](int64_t i) {
+    ParallelForEach(0, num_envs(), [&](int64_t i) {
       StepOne(static_cast<int32_t>(i), actions.data() + i * width, *batch, i);
     });
   });
@@ -253,13 +255,16 @@ absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
       std::lock_guard<std::mutex> lock(mutex_);
       ++pending_;
     }
+    task_spawn_.HandOff();
     arena_.execute([&, id, action = std::move(action)]() mutable {
       async_tasks_.run([this, id, action = std::move(action)] {
+        task_spawn_.TakeOver();
         // Rows fill in the order tasks start; env ids tell them apart.
         auto [slot, row] = ClaimRow();
         StepOne(id, action.data(), *slot->batch, row);
         in_flight_[id] = false;
         FinishRow(slot);
+        task_join_.HandOff();
       });
     });
   }

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/base/parallel.h"
 #include "envs/batch.h"
 #include "envs/hlo_rewrite_env.h"
 #include "oneapi/tbb/task_arena.h"
@@ -95,6 +96,10 @@ class EnvPool {
   std::vector<std::unique_ptr<HloRewriteEnv>> envs_;
   std::vector<uint8_t> needs_reset_;             // done at the last step
   std::unique_ptr<std::atomic<bool>[]> in_flight_;
+  // TBB's hand-offs, for TSan: env state from Send to its tasks, and
+  // everything the tasks did to the destructor.
+  HandOffEdge task_spawn_;
+  HandOffEdge task_join_;
   tbb::task_arena arena_;
   tbb::task_group async_tasks_;
 
