@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "tbb/blocked_range.h"
@@ -12,6 +14,9 @@
 
 namespace hlogym {
 namespace {
+
+// Arenas from this size on are mapped rather than allocated and zeroed.
+constexpr int64_t kMappedArenaBytes = int64_t{1} << 20;
 
 uint8_t* AllocateAligned(int64_t bytes) {
   const size_t size = static_cast<size_t>(
@@ -58,7 +63,11 @@ struct CpuExecutable::Step {
 CpuExecutable::CpuExecutable() = default;
 
 CpuExecutable::~CpuExecutable() {
-  std::free(arena_);
+  if (arena_mapped_bytes_ > 0) {
+    munmap(arena_, arena_mapped_bytes_);
+  } else {
+    std::free(arena_);
+  }
   for (uint8_t* constant : constants_) std::free(constant);
 }
 
@@ -144,7 +153,19 @@ absl::Status CpuExecutable::Build(const Computation& computation, CpuKernelCompi
   ASSIGN_OR_RETURN(assignment_, BufferAssignment::Assign(computation, schedule));
   stats_.arena_bytes = assignment_.arena_bytes();
   stats_.unshared_bytes = assignment_.unshared_bytes();
-  arena_ = AllocateAligned(assignment_.arena_bytes());
+  if (assignment_.arena_bytes() >= kMappedArenaBytes) {
+    // Fresh anonymous pages are zero and get touched by the first run (a
+    // warm-up), not here: zeroing a 150 MB arena would cost a warm-cache
+    // recompile most of its time.
+    const size_t size = static_cast<size_t>(assignment_.arena_bytes());
+    void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory != MAP_FAILED) {
+      arena_ = static_cast<uint8_t*>(memory);
+      arena_mapped_bytes_ = size;
+    }
+  } else {
+    arena_ = AllocateAligned(assignment_.arena_bytes());
+  }
   if (arena_ == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", assignment_.arena_bytes(), " bytes for `", computation.name(), "`"));

@@ -103,6 +103,7 @@ class CpuExecutable {
   std::vector<int64_t> output_buffers_;     // root leaf -> buffer id
   std::vector<Shape> parameter_shapes_, output_shapes_;
   uint8_t* arena_ = nullptr;
+  size_t arena_mapped_bytes_ = 0;  // nonzero: arena_ came from mmap
   std::vector<uint8_t*> constants_;  // owned, 64-byte aligned
   CpuExecutableStats stats_;
 };

@@ -1,5 +1,7 @@
 #include "backend/cpu_jit.h"
 
+#include <cstdlib>
+
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -98,6 +100,10 @@ absl::StatusOr<void*> CpuJit::Add(std::unique_ptr<llvm::Module> module,
   }
   std::lock_guard<std::mutex> lock(mutex_);
   Optimize(*module);
+  // For kernel work: HLOGYM_CPU_DUMP_IR=1 prints each optimized kernel.
+  if (const char* dump = std::getenv("HLOGYM_CPU_DUMP_IR"); dump != nullptr && *dump == '1') {
+    module->print(llvm::errs(), nullptr);
+  }
   llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
   if (llvm::Error error = jit_->addIRModule(std::move(tsm))) {
     return absl::InternalError(absl::StrCat("LLJIT add: ", ErrorText(std::move(error))));

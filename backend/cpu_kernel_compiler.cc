@@ -3,6 +3,7 @@
 // emitter for the values and CpuJit for the code, cached by structure.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,6 +19,129 @@
 
 namespace hlogym {
 namespace {
+
+// The shared emitter with the CPU's code shapes: reductions hoisted out of
+// the output loops they do not depend on, and folded with independent
+// partial accumulators (8: two AVX2 vectors of doubles for a float sum).
+class CpuElementalEmitter : public ElementalEmitter {
+ public:
+  using ElementalEmitter::ElementalEmitter;
+
+ protected:
+  bool HoistInvariantReductions() const override { return true; }
+  int ReductionPartials() const override { return 8; }
+};
+
+// Columns per tile of a column reduction: the accumulators of one tile stay
+// in L1 while the reduced rows stream past.
+constexpr int64_t kColumnTile = 256;
+
+// Whether output `out` is a reduce whose kept dimensions are the minor ones
+// (a column reduction, such as a bias gradient): it is then emitted as
+// tiles of columns, each folding the reduced rows in order into a row of
+// accumulators, so the inner loop runs along memory and vectorizes. The
+// fold order per column is the one of the per-element loop, so results are
+// identical.
+bool IsColumnReduce(const KernelOutput& out) {
+  const Instruction& reduce = *out.producer;
+  if (reduce.opcode() != Opcode::kReduce || reduce.operand_count() != 2 || out.leaf != 0 ||
+      reduce.shape().IsTuple() || reduce.shape().rank() == 0 || reduce.dimensions().empty()) {
+    return false;
+  }
+  const Shape& in = reduce.operand(0)->shape();
+  const int64_t kept = in.rank() - static_cast<int64_t>(reduce.dimensions().size());
+  for (int64_t d : reduce.dimensions()) {
+    if (d >= in.rank() - kept) return false;
+  }
+  const PrimitiveType type = reduce.shape().element_type();
+  const Instruction* root = reduce.to_apply()->root();
+  const bool float_add = root->opcode() == Opcode::kAdd && IsFloat(type);
+  // Narrow float sums keep the per-element path (its round-to-odd step).
+  if (float_add && type != PrimitiveType::kF32 && type != PrimitiveType::kF64) return false;
+  return reduce.shape().dims().back() >= 8;
+}
+
+// Stores reduce output `out` for output elements [begin, hi) into `base`.
+absl::Status EmitColumnReduce(ElementalEmitter& emitter, const KernelOutput& out,
+                              llvm::Value* base, llvm::Value* begin, llvm::Value* hi) {
+  llvm::IRBuilder<>& b = *emitter.builder();
+  const Instruction& reduce = *out.producer;
+  const Computation& reducer = *reduce.to_apply();
+  const Instruction* root = reducer.root();
+  const PrimitiveType type = reduce.shape().element_type();
+  const Shape& in = reduce.operand(0)->shape();
+  const bool float_add = root->opcode() == Opcode::kAdd && IsFloat(type) &&
+                         reducer.parameter_count() == 2 &&
+                         root->operand(0)->opcode() == Opcode::kParameter &&
+                         root->operand(1)->opcode() == Opcode::kParameter &&
+                         root->operand(0) != root->operand(1);
+  llvm::Type* acc_type = float_add ? b.getDoubleTy() : emitter.ValueType(type);
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  llvm::Value* acc = entry.CreateAlloca(acc_type, entry.getInt64(kColumnTile), "column_acc");
+
+  std::vector<int64_t> reduced(reduce.dimensions().begin(), reduce.dimensions().end());
+  std::sort(reduced.begin(), reduced.end());
+  const int64_t first_kept = in.rank() - reduce.shape().rank();
+  llvm::Value* count = b.CreateSub(hi, begin);
+  llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(count, b.getInt64(kColumnTile - 1)),
+                                    b.getInt64(kColumnTile));
+  return emitter.EmitLoop(tiles, "tile", [&](llvm::Value* t) -> absl::Status {
+    llvm::Value* t0 = b.CreateAdd(begin, b.CreateMul(t, b.getInt64(kColumnTile)));
+    llvm::Value* rest = b.CreateSub(hi, t0);
+    llvm::Value* width = b.CreateSelect(b.CreateICmpSLT(rest, b.getInt64(kColumnTile)), rest,
+                                        b.getInt64(kColumnTile));
+    auto slot = [&](llvm::Value* j) { return b.CreateInBoundsGEP(acc_type, acc, j); };
+    RETURN_IF_ERROR(emitter.EmitLoop(width, "acc_init", [&](llvm::Value* j) -> absl::Status {
+      ASSIGN_OR_RETURN(llvm::Value * init, emitter.OperandElement(reduce, 1, {}));
+      if (float_add) init = b.CreateFPCast(init, b.getDoubleTy());
+      b.CreateStore(init, slot(j));
+      return absl::OkStatus();
+    }));
+    IrIndex in_index(in.rank(), nullptr);
+    std::function<absl::Status(size_t)> nest = [&](size_t level) -> absl::Status {
+      if (level == reduced.size()) {
+        return emitter.EmitLoop(width, "column", [&](llvm::Value* j) -> absl::Status {
+          llvm::Value* linear = b.CreateAdd(t0, j);
+          for (int64_t d = in.rank(); d-- > first_kept;) {
+            if (d == first_kept) {
+              in_index[d] = linear;
+            } else {
+              in_index[d] = b.CreateURem(linear, b.getInt64(in.dim(d)));
+              linear = b.CreateUDiv(linear, b.getInt64(in.dim(d)));
+            }
+          }
+          ASSIGN_OR_RETURN(llvm::Value * v, emitter.OperandElement(reduce, 0, in_index));
+          llvm::Value* a = b.CreateLoad(acc_type, slot(j));
+          llvm::Value* next;
+          if (float_add) {
+            next = b.CreateFAdd(a, b.CreateFPCast(v, b.getDoubleTy()));
+          } else {
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                             emitter.EmitScalarComputation(reducer, {a, v}));
+            next = r.at(0);
+          }
+          b.CreateStore(next, slot(j));
+          return absl::OkStatus();
+        });
+      }
+      const int64_t d = reduced[level];
+      return emitter.EmitLoop(b.getInt64(in.dim(d)), absl::StrCat("reduced", d),
+                              [&](llvm::Value* iv) -> absl::Status {
+                                in_index[d] = iv;
+                                return nest(level + 1);
+                              });
+    };
+    RETURN_IF_ERROR(nest(0));
+    return emitter.EmitLoop(width, "acc_store", [&](llvm::Value* j) -> absl::Status {
+      llvm::Value* v = b.CreateLoad(acc_type, slot(j));
+      if (float_add && type == PrimitiveType::kF32) v = b.CreateFPTrunc(v, b.getFloatTy());
+      b.CreateStore(emitter.ToStorage(type, v),
+                    b.CreateInBoundsGEP(emitter.StorageType(type), base, b.CreateAdd(t0, j)));
+      return absl::OkStatus();
+    });
+  });
+}
 
 class LlvmCpuKernelCompiler : public CpuKernelCompiler {
  public:
@@ -78,7 +202,7 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
   llvm::Value* end = function->getArg(2);
   b.SetInsertPoint(llvm::BasicBlock::Create(*context, "entry", function));
 
-  ElementalEmitter emitter(&b, module.get());
+  CpuElementalEmitter emitter(&b, module.get());
   const int64_t operand_count = instruction.operand_count();
   std::vector<llvm::Value*> base(operand_count);
   auto buffer = [&](int64_t i) {
@@ -127,6 +251,13 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
     if (count == 0) continue;
     llvm::Value* hi =
         b.CreateSelect(b.CreateICmpSLT(end, b.getInt64(count)), end, b.getInt64(count));
+    if (std::all_of(members.begin(), members.end(),
+                    [&](size_t k) { return IsColumnReduce(outputs[k]); })) {
+      for (size_t k : members) {
+        RETURN_IF_ERROR(EmitColumnReduce(emitter, outputs[k], out_base[k], begin, hi));
+      }
+      continue;
+    }
     auto store_all = [&](const IrIndex& index, llvm::Value* linear) -> absl::Status {
       for (size_t k : members) {
         const KernelOutput& out = outputs[k];

@@ -226,6 +226,12 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitElements(
     if (it != scope->values.end()) return it->second;
     if (scope->isolated) break;
   }
+  if (instruction.opcode() == Opcode::kReduce && HoistInvariantReductions()) {
+    // Cached by EmitHoistedReduce in the scope it is hoisted to.
+    ASSIGN_OR_RETURN(std::optional<std::vector<llvm::Value*>> hoisted,
+                     EmitHoistedReduce(instruction, index));
+    if (hoisted) return *std::move(hoisted);
+  }
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, EmitUncached(instruction, index));
   cache_.back().values.emplace(std::move(key), values);
   return values;
@@ -367,6 +373,8 @@ absl::Status ElementalEmitter::EmitLoop(llvm::Value* trip_count, absl::string_vi
   b_->CreateCondBr(b_->CreateICmpSLT(iv, trip_count), body_block, exit);
   b_->SetInsertPoint(body_block);
   cache_.emplace_back();
+  cache_.back().preheader = preheader;
+  cache_.back().header = header;
   absl::Status status = body(iv);
   cache_.pop_back();
   RETURN_IF_ERROR(status);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -89,13 +90,37 @@ class ElementalEmitter {
   // Whether f32 exp, tanh and logistic are emitted inline (vectorizable,
   // computed in double; elemental_math.cc) rather than as math calls.
   virtual bool InlineFloatMath() const { return true; }
+  // CPU-only code shapes (off by default, so the NVPTX kernels are unchanged):
+  // a reduce whose index does not depend on the loops around it is computed
+  // once before the outermost such loop instead of once per iteration (a
+  // softmax's row max and sum once per row, not once per element).
+  virtual bool HoistInvariantReductions() const { return false; }
+  // Independent partial accumulators for an associative and commutative
+  // reducer (float add/max/min, integer add/mul/max/min/and/or/xor) over the
+  // innermost reduced dimension, so the fold is not one serial dependency
+  // chain and vectorizes; 1 keeps the row-major in-order fold. XLA:CPU also
+  // reassociates float reductions this way.
+  virtual int ReductionPartials() const { return 1; }
 
  private:
   using CacheKey = std::pair<const Instruction*, std::vector<llvm::Value*>>;
   struct CacheScope {
     std::map<CacheKey, std::vector<llvm::Value*>> values;
     bool isolated = false;  // lookups stop here (scalar computations)
+    // For the body of an EmitLoop: the block that branches into the loop's
+    // header (where hoisted code goes), and the header.
+    llvm::BasicBlock* preheader = nullptr;
+    llvm::BasicBlock* header = nullptr;
   };
+
+  // The reduce `instruction` at `index`, computed before the outermost
+  // enclosing loops its index does not depend on (and cached there), or
+  // nullopt when it depends on the innermost loop.
+  absl::StatusOr<std::optional<std::vector<llvm::Value*>>> EmitHoistedReduce(
+      const Instruction& instruction, const IrIndex& index);
+  // EmitReduce with ReductionPartials() independent accumulators.
+  absl::StatusOr<std::optional<std::vector<llvm::Value*>>> EmitPartialReduce(
+      const Instruction& reduce, const IrIndex& index);
 
   absl::StatusOr<std::vector<llvm::Value*>> EmitUncached(const Instruction& instruction,
                                                          const IrIndex& index);

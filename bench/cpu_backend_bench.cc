@@ -7,25 +7,45 @@
 //   build/bench/hlogym_cpu_backend_bench --benchmark_filter='softmax|gelu'
 // HLOGYM_BENCH_MODULES=a,b limits the modules by name prefix without
 // paying for the others' set-up.
+// More counters: interp_ms (one reference-interpreter run of the parsed
+// module; HLOGYM_BENCH_INTERP=0 skips it), warm_compile_ms (the fused module
+// again on its warm kernel cache), decision_ms (the parsed module with one
+// random producer-consumer fusion decision, compiled after the module with
+// none: a warm-cache recompile after one decision), est_us / est_ratio (the
+// cost model, device cpu, against fused_us). The last benchmark,
+// cpu_backend/~ranking, compares measured and estimated runtimes of pairs of
+// graphs of one module (random fusion decisions, the unfused and the
+// default-pipeline module) and reports how often the model orders a pair as
+// measurement does: raw CpuDevice(), and calibrated with Calibrate() on the
+// kernels of every other module (fit on one half, scored on the other).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "backend/cost_model.h"
 #include "backend/cpu_executable.h"
 #include "backend/measurement.h"
 #include "bench/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "core/eval/formula_inputs.h"
+#include "core/eval/interpreter.h"
+#include "core/passes/pass_registry.h"
+#include "core/rewrite/decisions.h"
+#include "core/rewrite/pass.h"
 #include "core/passes/default_pipeline.h"
 #include "core/text/parser.h"
+#include "core/text/printer.h"
 
 namespace hlogym {
 namespace {
@@ -68,7 +88,55 @@ absl::StatusOr<Compiled> CompileCold(const Module& module) {
   return c;
 }
 
-void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path) {
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One graph of a module for the ranking check: its measured median and what
+// the cost model needs (per-kernel bytes/flops, to refit it).
+struct RankSample {
+  int module = 0;
+  double measured = 0;
+  CostEstimate estimate;
+};
+std::map<int, std::string>& ModuleNames() {
+  static std::map<int, std::string> names;
+  return names;
+}
+std::vector<RankSample>& RankSamples() {
+  static std::vector<RankSample> samples;
+  return samples;
+}
+
+// `base` with every producer-consumer fusion alternative decided by `choose`
+// (the number of choices -> the choice).
+using ChoiceFn = std::function<int64_t(int64_t, int64_t)>;
+absl::StatusOr<std::unique_ptr<Module>> Decided(const Module& base, const ChoiceFn& choose) {
+  std::unique_ptr<Module> m = base.Clone();
+  absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass("fusion");
+  if (!pass.ok()) return pass.status();
+  absl::StatusOr<int64_t> n = RunDryPass(**pass, *m);
+  if (!n.ok()) return n.status();
+  std::vector<int64_t> choices;
+  int64_t k = 0;
+  for (const AlternativeNode& alt : FindAlternatives(*m)) {
+    choices.push_back(choose(k++, alt.num_choices()));
+  }
+  absl::Status applied = ApplyChoices(*m, choices);
+  if (!applied.ok()) return applied;
+  return m;
+}
+
+int64_t AlternativeCount(const Module& base) {
+  std::unique_ptr<Module> m = base.Clone();
+  absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass("fusion");
+  if (!pass.ok()) return 0;
+  absl::StatusOr<int64_t> n = RunDryPass(**pass, *m);
+  return n.ok() ? static_cast<int64_t>(FindAlternatives(*m).size()) : 0;
+}
+
+void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
+                     int module_number) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -81,6 +149,9 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path)
   if (!DefaultPipeline().Run(**fused).ok()) {
     state.SkipWithError("default pipeline failed");
     return;
+  }
+  if (const char* dump = std::getenv("HLOGYM_BENCH_DUMP"); dump && *dump == '1') {
+    std::fprintf(stderr, "%s\n", PrintModule(**fused).c_str());
   }
   const std::vector<Literal> inputs = FormulaInputs(**fused);
   const std::vector<const void*> leaves = Leaves(inputs);
@@ -121,6 +192,64 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path)
       return;
     }
   }
+  // Warm kernel cache: the same module again, and one decision away.
+  {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> again =
+        CpuExecutable::Compile(**fused, *f->compiler);
+    if (again.ok()) state.counters["warm_compile_ms"] = SecondsSince(start) * 1e3;
+  }
+  std::mt19937_64 rng(1234 + module_number);
+  const int64_t alternatives = AlternativeCount(**unfused);
+  if (alternatives > 0) {
+    const int64_t picked = static_cast<int64_t>(rng() % alternatives);
+    absl::StatusOr<std::unique_ptr<Module>> none =
+        Decided(**unfused, [](int64_t, int64_t) { return int64_t{0}; });
+    absl::StatusOr<std::unique_ptr<Module>> one = Decided(
+        **unfused, [&](int64_t k, int64_t n) { return k == picked && n > 1 ? int64_t{1} : 0; });
+    if (none.ok() && one.ok()) {
+      absl::StatusOr<Compiled> base = CompileCold(**none);
+      if (base.ok()) {
+        const auto start = std::chrono::steady_clock::now();
+        absl::StatusOr<std::unique_ptr<CpuExecutable>> e =
+            CpuExecutable::Compile(**one, *base->compiler);
+        if (e.ok()) state.counters["decision_ms"] = SecondsSince(start) * 1e3;
+      }
+    }
+  }
+  const CostEstimate estimate = EstimateCost(**fused, CpuDevice());
+  state.counters["est_us"] = estimate.seconds * 1e6;
+  state.counters["est_ratio"] = estimate.seconds / mf->median_seconds;
+  if (const char* interp = std::getenv("HLOGYM_BENCH_INTERP"); !interp || *interp != '0') {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<Literal> result = Evaluate(**unfused, inputs);
+    if (result.ok()) state.counters["interp_ms"] = SecondsSince(start) * 1e3;
+  }
+  // Ranking samples: the unfused and default modules, and random decisions
+  // (modules whose fused run is short, to keep the bench's time bounded).
+  RankSamples().push_back(
+      {module_number, mu->median_seconds, EstimateCost(**unfused, CpuDevice())});
+  RankSamples().push_back({module_number, mf->median_seconds, estimate});
+  if (alternatives > 0 && mf->median_seconds < 0.1) {
+    MeasurementOptions quick;
+    quick.max_seconds = 0.5;
+    for (int variant = 0; variant < 4; ++variant) {
+      const double p = 0.25 * (variant + 1);
+      absl::StatusOr<std::unique_ptr<Module>> m = Decided(**unfused, [&](int64_t, int64_t n) {
+        return n > 1 && std::uniform_real_distribution<double>(0, 1)(rng) < p
+                   ? static_cast<int64_t>(1 + rng() % (n - 1))
+                   : int64_t{0};
+      });
+      if (!m.ok()) continue;
+      absl::StatusOr<std::unique_ptr<CpuExecutable>> e = CpuExecutable::Compile(**m, *u->compiler);
+      if (!e.ok()) continue;
+      absl::StatusOr<Measurement> r =
+          MeasureRuns([&] { return (*e)->Execute(leaves); }, quick, DeviceTimingMutex("cpu"));
+      if (r.ok()) {
+        RankSamples().push_back({module_number, r->median_seconds, EstimateCost(**m, CpuDevice())});
+      }
+    }
+  }
   const CpuExecutableStats& s = f->executable->stats();
   state.counters["kernels"] = static_cast<double>(s.total_kernel_count);
   state.counters["host_interp"] = static_cast<double>(s.total_interpreter_op_count);
@@ -134,6 +263,92 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path)
   state.counters["unshared_MB"] = static_cast<double>(s.unshared_bytes) / 1e6;
 }
 
+// Estimated seconds of `estimate` under `device` (its kernels' bytes and
+// flops re-costed).
+double Reestimate(const CostEstimate& estimate, const DeviceSpec& device) {
+  double seconds = 0;
+  for (const KernelCost& k : estimate.per_kernel) {
+    seconds += std::max(k.bytes / device.bandwidth_bytes_per_s, k.flops / device.peak_flops_per_s) +
+               device.launch_seconds;
+  }
+  return seconds;
+}
+
+// Pairs of graphs of one module (modules where `score(module)`): how many
+// the estimate orders as measurement does. Pairs whose measured times are
+// within 5% of each other are ties and not counted.
+std::pair<int, int> AgreeingPairs(const std::function<bool(int)>& score,
+                                  const std::function<double(const RankSample&)>& estimate) {
+  const std::vector<RankSample>& all = RankSamples();
+  int agree = 0, pairs = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      if (all[i].module != all[j].module || !score(all[i].module)) continue;
+      const double a = all[i].measured, b = all[j].measured;
+      if (std::max(a, b) < 1.05 * std::min(a, b)) continue;
+      ++pairs;
+      if ((a < b) == (estimate(all[i]) < estimate(all[j]))) ++agree;
+    }
+  }
+  return {agree, pairs};
+}
+
+// Calibrate() on the graphs of modules where `fit(module)`: each graph is
+// one sample with its total bytes and flops, its launches taken off with the
+// initial launch cost.
+DeviceSpec FitOn(const std::function<bool(int)>& fit) {
+  const DeviceSpec initial = CpuDevice();
+  std::vector<KernelSample> samples;
+  for (const RankSample& s : RankSamples()) {
+    if (!fit(s.module)) continue;
+    const double launches = static_cast<double>(s.estimate.kernels) * initial.launch_seconds;
+    samples.push_back({s.estimate.bytes, s.estimate.flops, std::max(1e-7, s.measured - launches)});
+  }
+  absl::StatusOr<DeviceSpec> fitted = Calibrate(initial, samples);
+  if (!fitted.ok()) return initial;
+  // The fit's intercept is per graph, not per kernel: keep the launch cost.
+  fitted->launch_seconds = initial.launch_seconds;
+  return *fitted;
+}
+
+void BM_Ranking(benchmark::State& state) {
+  for (auto _ : state) {
+  }
+  auto raw = [](const RankSample& s) { return s.estimate.seconds; };
+  const auto [agree, pairs] = AgreeingPairs([](int) { return true; }, raw);
+  state.counters["graphs"] = static_cast<double>(RankSamples().size());
+  state.counters["pairs"] = pairs;
+  state.counters["agree_raw"] = pairs > 0 ? static_cast<double>(agree) / pairs : 0;
+  // Two-fold: fit on even-numbered modules, score odd ones, and back.
+  const DeviceSpec even = FitOn([](int m) { return m % 2 == 0; });
+  const DeviceSpec odd = FitOn([](int m) { return m % 2 == 1; });
+  const auto [a1, p1] = AgreeingPairs(
+      [](int m) { return m % 2 == 1; },
+      [&](const RankSample& s) { return Reestimate(s.estimate, even); });
+  const auto [a2, p2] = AgreeingPairs(
+      [](int m) { return m % 2 == 0; },
+      [&](const RankSample& s) { return Reestimate(s.estimate, odd); });
+  // Per module, on stderr: where the model and measurement disagree.
+  std::map<int, std::pair<int, int>> per_module;
+  for (const RankSample& r : RankSamples()) {
+    if (per_module.count(r.module)) continue;
+    per_module[r.module] = AgreeingPairs([&](int m) { return m == r.module; }, raw);
+  }
+  for (const auto& [m, ap] : per_module) {
+    if (ap.second > 0) {
+      std::fprintf(stderr, "ranking %-36s %d of %d pairs agree\n", ModuleNames()[m].c_str(),
+                   ap.first, ap.second);
+    }
+  }
+  state.counters["agree_calibrated"] =
+      p1 + p2 > 0 ? static_cast<double>(a1 + a2) / (p1 + p2) : 0;
+  std::fprintf(stderr,
+               "ranking: %d of %d pairs agree (raw cpu model); calibrated two-fold %d of %d; "
+               "fitted on even modules: %.3g GB/s, %.3g GFLOP/s, %.3g us/kernel\n",
+               agree, pairs, a1 + a2, p1 + p2, even.bandwidth_bytes_per_s / 1e9,
+               even.peak_flops_per_s / 1e9, even.launch_seconds * 1e6);
+}
+
 bool Wanted(const std::string& name) {
   const char* only = std::getenv("HLOGYM_BENCH_MODULES");
   if (only == nullptr || *only == '\0') return true;
@@ -144,14 +359,19 @@ bool Wanted(const std::string& name) {
 }
 
 const bool registered = [] {
+  int number = 0;
   for (const std::filesystem::path& path : bench::HloPaths("data/corpus/hlo")) {
+    ++number;
     if (!Wanted(path.stem().string())) continue;
-    benchmark::RegisterBenchmark(("cpu_backend/" + path.stem().string()).c_str(),
-                                 [path](benchmark::State& state) { BM_CorpusModule(state, path); })
+    ModuleNames()[number] = path.stem().string();
+    benchmark::RegisterBenchmark(
+        ("cpu_backend/" + path.stem().string()).c_str(),
+        [path, number](benchmark::State& state) { BM_CorpusModule(state, path, number); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->Iterations(3);
   }
+  benchmark::RegisterBenchmark("cpu_backend/~ranking", BM_Ranking)->Iterations(1);
   return true;
 }();
 
