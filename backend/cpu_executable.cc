@@ -8,9 +8,8 @@
 #include <sys/mman.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
-#include "tbb/blocked_range.h"
-#include "tbb/parallel_for.h"
 
 namespace hlogym {
 namespace {
@@ -232,8 +231,8 @@ absl::Status CpuExecutable::RunStep(Step& step) {
   if (k.parallel_extent <= grain) {
     if (k.parallel_extent > 0) k.fn(pointers, 0, k.parallel_extent);
   } else {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, k.parallel_extent, grain),
-                      [&](const tbb::blocked_range<int64_t>& r) { k.fn(pointers, r.begin(), r.end()); });
+    ParallelFor(0, k.parallel_extent, grain,
+                [&](int64_t lo, int64_t hi) { k.fn(pointers, lo, hi); });
   }
   return absl::OkStatus();
 }

@@ -8,8 +8,7 @@
 #include "backend/buffer_assignment.h"
 #include "backend/host_ops.h"
 #include "backend/host_ops_util.h"
-#include "tbb/blocked_range.h"
-#include "tbb/parallel_for.h"
+#include "core/base/parallel.h"
 
 namespace hlogym {
 namespace {
@@ -123,8 +122,8 @@ class Im2colConvolution : public HostOp {
   // packed[g][window position][c][o] = kernel[c, g*group_out + o, window (reversed where asked)].
   void PackKernel(const T* kernel, T* packed) const {
     const int64_t row_count = groups_ * window_positions_ * group_in_;
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, row_count, 64), [&](const auto& range) {
-      for (int64_t row = range.begin(); row < range.end(); ++row) {
+    ParallelFor(0, row_count, 64, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
         const int64_t c = row % group_in_;
         int64_t w = (row / group_in_) % window_positions_;
         const int64_t g = row / (group_in_ * window_positions_);
@@ -143,10 +142,10 @@ class Im2colConvolution : public HostOp {
 
   // col[r - r0][w * group_in + c] = the input under window position w of row r.
   void FillColumns(const T* in, int64_t g, int64_t r0, int64_t r1, T* col) const {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(r0, r1, 16), [&](const auto& range) {
+    ParallelFor(r0, r1, 16, [&](int64_t begin, int64_t end) {
       // Inline storage: a timed run must not touch the heap.
       absl::InlinedVector<int64_t, 8> y(spatial_), k(spatial_);
-      for (int64_t r = range.begin(); r < range.end(); ++r) {
+      for (int64_t r = begin; r < end; ++r) {
         int64_t rest = r;
         for (int64_t s = spatial_ - 1; s >= 0; --s) {
           y[s] = rest % out_size_[s];

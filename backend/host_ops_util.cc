@@ -6,9 +6,8 @@
 #include <cstring>
 #include <functional>
 
+#include "core/base/parallel.h"
 #include "core/ir/float_formats.h"
-#include "tbb/blocked_range.h"
-#include "tbb/parallel_for.h"
 
 namespace hlogym {
 namespace {
@@ -24,15 +23,15 @@ void Permute(const T* in, T* out, const std::vector<int64_t>& out_dims,
   const int64_t inner = out_dims[rank - 1];
   const int64_t inner_stride = in_strides_by_out[rank - 1];
   const int64_t rows = inner == 0 ? 0 : total / inner;
-  auto body = [&](const tbb::blocked_range<int64_t>& range) {
+  auto body = [&](int64_t begin, int64_t end) {
     std::vector<int64_t> index(rank, 0);
     // Multi-index of the first row of the range (the last dim is 0).
-    int64_t row = range.begin();
+    int64_t row = begin;
     for (int64_t d = rank - 2; d >= 0; --d) {
       index[d] = row % out_dims[d];
       row /= out_dims[d];
     }
-    for (int64_t r = range.begin(); r < range.end(); ++r) {
+    for (int64_t r = begin; r < end; ++r) {
       int64_t from = 0;
       for (int64_t d = 0; d + 1 < rank; ++d) from += index[d] * in_strides_by_out[d];
       T* to = out + r * inner;
@@ -45,9 +44,9 @@ void Permute(const T* in, T* out, const std::vector<int64_t>& out_dims,
   };
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
   if (rows <= grain) {
-    body(tbb::blocked_range<int64_t>(0, rows));
+    body(0, rows);
   } else {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain), body);
+    ParallelFor(0, rows, grain, body);
   }
 }
 
@@ -132,8 +131,7 @@ void ForChunks(int64_t n, const std::function<void(int64_t, int64_t)>& body) {
     body(0, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, kGrain),
-                    [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+  ParallelFor(0, n, kGrain, body);
 }
 
 // All 65536 f16 values as floats, made once.
