@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "bench/bench_data.h"
+#include "bench/env_bench_setup.h"
 #include "benchmark/benchmark.h"
 #include "envs/env_config.h"
 #include "envs/env_pool.h"
@@ -62,21 +63,10 @@ const Corpus& GetCorpus() {
     c->set = BenchmarkSet::Load(files, config.pre_passes, MakeRuntimeSource("cost").value())
                  .value();
     for (int64_t b = 0; b < c->set->size(); ++b) (void)c->set->Prepared(b).value();
-    c->spec.id = config.id;
-    c->spec.dry_passes = config.dry_passes;
-    c->spec.post_passes = config.post_passes;
-    c->spec.max_steps = config.max_steps;
-    c->spec.limits = {32768, 131072, 2048, 16};
+    c->spec = bench::WideLimitsSpec(config);
     return c;
   }();
   return *corpus;
-}
-
-double LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  double load = -1;
-  in >> load;
-  return load;
 }
 
 // Resident set size in MiB (VmRSS of /proc/self/status).
@@ -151,7 +141,7 @@ void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
   state.counters["steps/cpu_s"] = steps / cpu;
   state.counters["cpu_util"] = cpu / wall;
   state.counters["errors"] = static_cast<double>(errors);
-  state.counters["load1"] = LoadAverage();
+  state.counters["load1"] = bench::LoadAverage();
 }
 
 struct Latency {
@@ -219,7 +209,7 @@ void BM_StepLatency(benchmark::State& state, int64_t b) {
     state.counters["max_ms"] = 1e3 * Percentile(latency.step_s, 1.0);
     state.counters["reset_ms"] = 1e3 * Percentile(latency.reset_s, 0.5);
     state.counters["errors"] = static_cast<double>(latency.errors);
-    state.counters["load1"] = LoadAverage();
+    state.counters["load1"] = bench::LoadAverage();
   }
 }
 
@@ -247,7 +237,7 @@ void BM_StepLatencyCorpus(benchmark::State& state) {
     state.counters["p99_ms"] = 1e3 * Percentile(all, 0.99);
     state.counters["worst_module_median_ms"] = 1e3 * worst_median;
     state.counters["errors"] = static_cast<double>(errors);
-    state.counters["load1"] = LoadAverage();
+    state.counters["load1"] = bench::LoadAverage();
     state.SetLabel("slowest: " + worst);
   }
 }
@@ -280,7 +270,7 @@ void BM_PoolMemory(benchmark::State& state) {
                      "BM_PoolMemory: pool step %lld (%lld env steps): VmRSS %.1f MiB, peak "
                      "%.1f MiB, malloc heap in use %.1f MiB, mmap'd %.1f MiB, load %.2f\n",
                      static_cast<long long>(step), static_cast<long long>(step * 64), rss,
-                     rss_peak, HeapInUseMiB(), MmappedMiB(), LoadAverage());
+                     rss_peak, HeapInUseMiB(), MmappedMiB(), bench::LoadAverage());
       }
     }
     state.counters["pool_steps"] = static_cast<double>(total_steps);
@@ -292,7 +282,7 @@ void BM_PoolMemory(benchmark::State& state) {
     state.counters["heap_in_use_MiB"] = HeapInUseMiB();
     state.counters["mmapped_MiB"] = MmappedMiB();
     state.counters["errors"] = static_cast<double>(errors);
-    state.counters["load1"] = LoadAverage();
+    state.counters["load1"] = bench::LoadAverage();
   }
 }
 BENCHMARK(BM_PoolMemory)->Iterations(1)->Unit(benchmark::kSecond);

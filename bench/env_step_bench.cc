@@ -20,13 +20,13 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench/bench_data.h"
+#include "bench/env_bench_setup.h"
 #include "benchmark/benchmark.h"
 #include "envs/env_config.h"
 #include "envs/env_pool.h"
@@ -57,21 +57,10 @@ const Corpus& GetCorpus() {
     }
     std::sort(sizes.begin(), sizes.end());
     c->median = sizes[(sizes.size() - 1) / 2].second;
-    c->spec.id = config.id;
-    c->spec.dry_passes = config.dry_passes;
-    c->spec.post_passes = config.post_passes;
-    c->spec.max_steps = config.max_steps;
-    c->spec.limits = {32768, 131072, 2048, 16};
+    c->spec = bench::WideLimitsSpec(config);
     return c;
   }();
   return *corpus;
-}
-
-double LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  double load = -1;
-  in >> load;
-  return load;
 }
 
 double Percentile(std::vector<double> v, double q) {
@@ -139,7 +128,7 @@ void BM_EnvStep(benchmark::State& state, int64_t b, int64_t min_steps) {
     state.counters["max_ms"] = 1e3 * Percentile(step_s, 1.0);
     state.counters["cpu_median_ms"] = 1e3 * Percentile(step_cpu_s, 0.5);
     state.counters["errors"] = static_cast<double>(errors);
-    state.counters["load1"] = LoadAverage();
+    state.counters["load1"] = bench::LoadAverage();
     std::fprintf(stderr, "BM_EnvStep %s: %lld instructions at reset, digest %016llx\n",
                  corpus.set->name(b).c_str(),
                  static_cast<long long>(

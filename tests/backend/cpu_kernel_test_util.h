@@ -10,11 +10,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "backend/cpu_kernel.h"
+#include "core/eval/formula_inputs.h"
 #include "core/eval/interpreter.h"
 #include "core/ir/computation.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
 #include "core/text/parser.h"
+#include "gtest/gtest.h"
 
 namespace hlogym::kernel_test {
 
@@ -110,6 +112,16 @@ inline absl::StatusOr<std::string> CompareRoot(const std::string& text,
     if (!m.empty()) return absl::StrCat("output ", k, " ", m);
   }
   return std::string();
+}
+
+// Expects the entry root of `text`, compiled, to equal the interpreter
+// exactly on the formula inputs.
+inline void ExpectExact(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::string> m = CompareRoot(text, FormulaInputs(**module), 0);
+  ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
+  EXPECT_EQ(*m, "") << text;
 }
 
 }  // namespace hlogym::kernel_test

@@ -16,15 +16,8 @@
 namespace hlogym {
 namespace {
 
-using kernel_test::CompareRoot;
+using kernel_test::ExpectExact;
 
-void ExpectExact(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::string> m = CompareRoot(text, FormulaInputs(**module), 0);
-  ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
-  EXPECT_EQ(*m, "") << text;
-}
 
 // Rows of 20: all -0 and +0 mixed; only -0; only +0; a NaN among numbers;
 // -inf only. Row r's values are c[r, j].

@@ -13,15 +13,9 @@ namespace hlogym {
 namespace {
 
 using kernel_test::CompareRoot;
+using kernel_test::ExpectExact;
 
 // Compares the entry root on the formula inputs (exact).
-void ExpectExact(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::string> m = CompareRoot(text, FormulaInputs(**module), 0);
-  ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
-  EXPECT_EQ(*m, "") << text;
-}
 
 TEST(ElementalDataMovementTest, Broadcast) {
   ExpectExact(R"(HloModule m
