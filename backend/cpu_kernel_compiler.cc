@@ -99,40 +99,31 @@ absl::Status EmitColumnReduce(ElementalEmitter& emitter, const KernelOutput& out
       return absl::OkStatus();
     }));
     IrIndex in_index(in.rank(), nullptr);
-    std::function<absl::Status(size_t)> nest = [&](size_t level) -> absl::Status {
-      if (level == reduced.size()) {
-        return emitter.EmitLoop(width, "column", [&](llvm::Value* j) -> absl::Status {
-          llvm::Value* linear = b.CreateAdd(t0, j);
-          for (int64_t d = in.rank(); d-- > first_kept;) {
-            if (d == first_kept) {
-              in_index[d] = linear;
-            } else {
-              in_index[d] = b.CreateURem(linear, b.getInt64(in.dim(d)));
-              linear = b.CreateUDiv(linear, b.getInt64(in.dim(d)));
-            }
-          }
-          ASSIGN_OR_RETURN(llvm::Value * v, emitter.OperandElement(reduce, 0, in_index));
-          llvm::Value* a = b.CreateLoad(acc_type, slot(j));
-          llvm::Value* next;
-          if (float_add) {
-            next = b.CreateFAdd(a, b.CreateFPCast(v, b.getDoubleTy()));
+    RETURN_IF_ERROR(emitter.EmitLoopsOver(in, reduced, "reduced", in_index, [&]() -> absl::Status {
+      return emitter.EmitLoop(width, "column", [&](llvm::Value* j) -> absl::Status {
+        llvm::Value* linear = b.CreateAdd(t0, j);
+        for (int64_t d = in.rank(); d-- > first_kept;) {
+          if (d == first_kept) {
+            in_index[d] = linear;
           } else {
-            ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
-                             emitter.EmitScalarComputation(reducer, {a, v}));
-            next = r.at(0);
+            in_index[d] = b.CreateURem(linear, b.getInt64(in.dim(d)));
+            linear = b.CreateUDiv(linear, b.getInt64(in.dim(d)));
           }
-          b.CreateStore(next, slot(j));
-          return absl::OkStatus();
-        });
-      }
-      const int64_t d = reduced[level];
-      return emitter.EmitLoop(b.getInt64(in.dim(d)), absl::StrCat("reduced", d),
-                              [&](llvm::Value* iv) -> absl::Status {
-                                in_index[d] = iv;
-                                return nest(level + 1);
-                              });
-    };
-    RETURN_IF_ERROR(nest(0));
+        }
+        ASSIGN_OR_RETURN(llvm::Value * v, emitter.OperandElement(reduce, 0, in_index));
+        llvm::Value* a = b.CreateLoad(acc_type, slot(j));
+        llvm::Value* next;
+        if (float_add) {
+          next = b.CreateFAdd(a, b.CreateFPCast(v, b.getDoubleTy()));
+        } else {
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                           emitter.EmitScalarComputation(reducer, {a, v}));
+          next = r.at(0);
+        }
+        b.CreateStore(next, slot(j));
+        return absl::OkStatus();
+      });
+    }));
     return emitter.EmitLoop(width, "acc_store", [&](llvm::Value* j) -> absl::Status {
       llvm::Value* v = b.CreateLoad(acc_type, slot(j));
       if (float_add && type == PrimitiveType::kF32) v = b.CreateFPTrunc(v, b.getFloatTy());

@@ -357,6 +357,18 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitUncached(
   return EmitDataMovement(instruction, index);
 }
 
+absl::Status ElementalEmitter::EmitLoopsOver(const Shape& shape, absl::Span<const int64_t> dims,
+                                             absl::string_view name_prefix, IrIndex& index,
+                                             const std::function<absl::Status()>& body) {
+  if (dims.empty()) return body();
+  const int64_t d = dims.front();
+  return EmitLoop(IndexConst(shape.dim(d)), absl::StrCat(name_prefix, d),
+                  [&](llvm::Value* iv) -> absl::Status {
+                    index[d] = iv;
+                    return EmitLoopsOver(shape, dims.subspan(1), name_prefix, index, body);
+                  });
+}
+
 absl::Status ElementalEmitter::EmitLoop(llvm::Value* trip_count, absl::string_view name,
                                         const std::function<absl::Status(llvm::Value*)>& body) {
   llvm::Function* function = b_->GetInsertBlock()->getParent();

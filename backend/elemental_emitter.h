@@ -80,6 +80,12 @@ class ElementalEmitter {
   // it with the induction value. Values the body caches are dropped after it.
   absl::Status EmitLoop(llvm::Value* trip_count, absl::string_view name,
                         const std::function<absl::Status(llvm::Value*)>& body);
+  // One EmitLoop per dimension d of `dims` (outermost first) over
+  // [0, shape.dim(d)), named name_prefix + d, each setting index[d]; `body`
+  // emits into the innermost (alone when `dims` is empty).
+  absl::Status EmitLoopsOver(const Shape& shape, absl::Span<const int64_t> dims,
+                             absl::string_view name_prefix, IrIndex& index,
+                             const std::function<absl::Status()>& body);
 
  protected:
   // A libm-style math function by its double-precision name ("exp",

@@ -26,13 +26,13 @@ bool IsFloatAdd(const Computation& reducer) {
 }
 
 // The identity of an associative, commutative reducer `op` on values of
-// `type` (float add: its double accumulator), or nullptr when the reducer is
-// not one of those.
+// `type` (float max/min; integer add/mul/and/or/xor/max/min; pred and/or), or
+// nullptr when the reducer is not one of those. (Float sums take another way:
+// see EmitPartialReduce.)
 llvm::Constant* ReducerIdentity(Opcode op, PrimitiveType type, llvm::Type* value_type,
                                 llvm::LLVMContext& ctx) {
   if (IsFloat(type)) {
     switch (op) {
-      case Opcode::kAdd: return llvm::ConstantFP::getNegativeZero(llvm::Type::getDoubleTy(ctx));
       case Opcode::kMaximum: return llvm::ConstantFP::getInfinity(value_type, /*Negative=*/true);
       case Opcode::kMinimum: return llvm::ConstantFP::getInfinity(value_type, /*Negative=*/false);
       default: return nullptr;
@@ -137,11 +137,10 @@ absl::StatusOr<std::optional<std::vector<llvm::Value*>>> ElementalEmitter::EmitP
   std::sort(reduced_dims.begin(), reduced_dims.end());
   const int64_t last_dim = reduced_dims.back();
   if (in.dim(last_dim) < 2 * partials) return std::nullopt;
-  const bool float_add = IsFloat(type) && root->opcode() == Opcode::kAdd;
   // A float sum is left to the loop vectorizer (EmitReduce marks its add
   // reassociable): it vectorizes the fused producers too, which replicated
   // scalar partials would not.
-  if (float_add) return std::nullopt;
+  if (IsFloat(type) && root->opcode() == Opcode::kAdd) return std::nullopt;
   llvm::Constant* identity =
       ReducerIdentity(root->opcode(), type, ValueType(type), b_->getContext());
   if (identity == nullptr) return std::nullopt;
@@ -175,32 +174,24 @@ absl::StatusOr<std::optional<std::vector<llvm::Value*>>> ElementalEmitter::EmitP
     llvm::Value* wanted_zero = llvm::ConstantInt::get(
         bits_type, max ? llvm::APInt::getZero(bits_type->getIntegerBitWidth())
                        : llvm::APInt::getSignMask(bits_type->getIntegerBitWidth()));
-    std::function<absl::Status(size_t)> loops = [&](size_t level) -> absl::Status {
-      if (level == reduced_dims.size()) {
-        ASSIGN_OR_RETURN(llvm::Value * v, Operand(reduce, 0, in_index));
-        llvm::Value* m = b_->CreateLoad(value_type, m_slot);
-        llvm::Value* wins = max ? b_->CreateFCmpOGT(v, m) : b_->CreateFCmpOLT(v, m);
-        llvm::cast<llvm::Instruction>(wins)->setFastMathFlags(fast);
-        llvm::Value* next = b_->CreateSelect(wins, v, m);
-        llvm::cast<llvm::Instruction>(next)->setFastMathFlags(fast);
-        b_->CreateStore(next, m_slot);
-        b_->CreateStore(b_->CreateOr(b_->CreateLoad(b_->getInt1Ty(), nan_slot),
-                                     b_->CreateFCmpUNO(v, v)),
-                        nan_slot);
-        b_->CreateStore(
-            b_->CreateOr(b_->CreateLoad(b_->getInt1Ty(), zero_slot),
-                         b_->CreateICmpEQ(b_->CreateBitCast(v, bits_type), wanted_zero)),
-            zero_slot);
-        return absl::OkStatus();
-      }
-      const int64_t d = reduced_dims[level];
-      return EmitLoop(IndexConst(in.dim(d)), absl::StrCat(reduce.name(), ".r", d),
-                      [&](llvm::Value* iv) -> absl::Status {
-                        in_index[d] = iv;
-                        return loops(level + 1);
-                      });
-    };
-    RETURN_IF_ERROR(loops(0));
+    RETURN_IF_ERROR(EmitLoopsOver(in, reduced_dims, absl::StrCat(reduce.name(), ".r"), in_index,
+                                  [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(llvm::Value * v, Operand(reduce, 0, in_index));
+      llvm::Value* m = b_->CreateLoad(value_type, m_slot);
+      llvm::Value* wins = max ? b_->CreateFCmpOGT(v, m) : b_->CreateFCmpOLT(v, m);
+      llvm::cast<llvm::Instruction>(wins)->setFastMathFlags(fast);
+      llvm::Value* next = b_->CreateSelect(wins, v, m);
+      llvm::cast<llvm::Instruction>(next)->setFastMathFlags(fast);
+      b_->CreateStore(next, m_slot);
+      b_->CreateStore(b_->CreateOr(b_->CreateLoad(b_->getInt1Ty(), nan_slot),
+                                   b_->CreateFCmpUNO(v, v)),
+                      nan_slot);
+      b_->CreateStore(
+          b_->CreateOr(b_->CreateLoad(b_->getInt1Ty(), zero_slot),
+                       b_->CreateICmpEQ(b_->CreateBitCast(v, bits_type), wanted_zero)),
+          zero_slot);
+      return absl::OkStatus();
+    }));
     llvm::Value* m = b_->CreateLoad(value_type, m_slot);
     llvm::Value* zero = llvm::ConstantFP::get(value_type, 0.0);
     llvm::Value* signed_zero = b_->CreateSelect(
@@ -218,78 +209,52 @@ absl::StatusOr<std::optional<std::vector<llvm::Value*>>> ElementalEmitter::EmitP
     slots.push_back(EntryAlloca(identity->getType(), absl::StrCat(reduce.name(), ".part", k)));
     b_->CreateStore(identity, slots.back());
   }
-  auto combine = [&](llvm::Value* acc, llvm::Value* v) -> absl::StatusOr<llvm::Value*> {
-    if (float_add) return b_->CreateFAdd(acc, b_->CreateFPCast(v, b_->getDoubleTy()));
-    ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, EmitScalarComputation(reducer, {acc, v}));
-    return next.at(0);
-  };
   auto fold_at = [&](int64_t k, llvm::Value* position) -> absl::Status {
     in_index[last_dim] = position;
     ASSIGN_OR_RETURN(llvm::Value * v, Operand(reduce, 0, in_index));
-    ASSIGN_OR_RETURN(llvm::Value * next,
-                     combine(b_->CreateLoad(identity->getType(), slots[k]), v));
-    b_->CreateStore(next, slots[k]);
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                     EmitScalarComputation(
+                         reducer, {b_->CreateLoad(identity->getType(), slots[k]), v}));
+    b_->CreateStore(next.at(0), slots[k]);
     return absl::OkStatus();
   };
   const int64_t size = in.dim(last_dim);
   const int64_t main = size / partials * partials;
-  std::function<absl::Status(size_t)> nest = [&](size_t level) -> absl::Status {
-    if (level + 1 == reduced_dims.size()) {
-      // Partial k folds positions k, k + partials, ...; the tail goes to 0.
-      RETURN_IF_ERROR(EmitLoop(
-          IndexConst(main / partials), absl::StrCat(reduce.name(), ".q"),
-          [&](llvm::Value* q) -> absl::Status {
-            llvm::Value* start = b_->CreateMul(q, IndexConst(partials), "", true, true);
-            for (int64_t k = 0; k < partials; ++k) {
-              RETURN_IF_ERROR(fold_at(k, b_->CreateAdd(start, IndexConst(k), "", true, true)));
-            }
-            return absl::OkStatus();
-          }));
-      if (main == size) return absl::OkStatus();
-      return EmitLoop(IndexConst(size - main), absl::StrCat(reduce.name(), ".tail"),
-                      [&](llvm::Value* t) -> absl::Status {
-                        return fold_at(0, b_->CreateAdd(t, IndexConst(main), "", true, true));
-                      });
-    }
-    const int64_t d = reduced_dims[level];
-    return EmitLoop(IndexConst(in.dim(d)), absl::StrCat(reduce.name(), ".r", d),
-                    [&](llvm::Value* iv) -> absl::Status {
-                      in_index[d] = iv;
-                      return nest(level + 1);
-                    });
-  };
-  RETURN_IF_ERROR(nest(0));
+  // Partial k folds positions k, k + partials, ... of the innermost reduced
+  // dimension; the tail goes to partial 0.
+  RETURN_IF_ERROR(EmitLoopsOver(
+      in, absl::MakeConstSpan(reduced_dims).first(reduced_dims.size() - 1),
+      absl::StrCat(reduce.name(), ".r"), in_index, [&]() -> absl::Status {
+        RETURN_IF_ERROR(EmitLoop(
+            IndexConst(main / partials), absl::StrCat(reduce.name(), ".q"),
+            [&](llvm::Value* q) -> absl::Status {
+              llvm::Value* start = b_->CreateMul(q, IndexConst(partials), "", true, true);
+              for (int64_t k = 0; k < partials; ++k) {
+                RETURN_IF_ERROR(fold_at(k, b_->CreateAdd(start, IndexConst(k), "", true, true)));
+              }
+              return absl::OkStatus();
+            }));
+        if (main == size) return absl::OkStatus();
+        return EmitLoop(IndexConst(size - main), absl::StrCat(reduce.name(), ".tail"),
+                        [&](llvm::Value* t) -> absl::Status {
+                          return fold_at(0, b_->CreateAdd(t, IndexConst(main), "", true, true));
+                        });
+      }));
   std::vector<llvm::Value*> parts;
   for (llvm::Value* slot : slots) parts.push_back(b_->CreateLoad(identity->getType(), slot));
   while (parts.size() > 1) {
     std::vector<llvm::Value*> halves;
     for (size_t i = 0; i + 1 < parts.size(); i += 2) {
-      if (float_add) {
-        halves.push_back(b_->CreateFAdd(parts[i], parts[i + 1]));
-      } else {
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
-                         EmitScalarComputation(reducer, {parts[i], parts[i + 1]}));
-        halves.push_back(r.at(0));
-      }
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                       EmitScalarComputation(reducer, {parts[i], parts[i + 1]}));
+      halves.push_back(r.at(0));
     }
     if (parts.size() % 2 == 1) halves.push_back(parts.back());
     parts = std::move(halves);
   }
   ASSIGN_OR_RETURN(llvm::Value * init, Operand(reduce, 1, {}));
-  llvm::Value* result;
-  if (float_add) {
-    result = b_->CreateFAdd(b_->CreateFPCast(init, b_->getDoubleTy()), parts[0]);
-    if (type == PrimitiveType::kF32) {
-      result = b_->CreateFPTrunc(result, b_->getFloatTy());
-    } else if (type != PrimitiveType::kF64) {
-      result = RoundToType(type, DoubleToFloatRoundToOdd(result));
-    }
-  } else {
-    ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
-                     EmitScalarComputation(reducer, {init, parts[0]}));
-    result = r.at(0);
-  }
-  return std::optional<std::vector<llvm::Value*>>(std::vector<llvm::Value*>{result});
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, EmitScalarComputation(reducer, {init, parts[0]}));
+  return std::optional<std::vector<llvm::Value*>>(std::vector<llvm::Value*>{r.at(0)});
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const Instruction& reduce,
@@ -330,8 +295,8 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const Ins
   }
 
   // One loop per reduced dimension, outermost first (row-major order).
-  std::function<absl::Status(size_t)> nest = [&](size_t level) -> absl::Status {
-    if (level == reduced_dims.size()) {
+  RETURN_IF_ERROR(EmitLoopsOver(in, reduced_dims, absl::StrCat(reduce.name(), ".r"), in_index,
+                                [&]() -> absl::Status {
       std::vector<llvm::Value*> args;
       for (int64_t k = 0; k < n; ++k) args.push_back(b_->CreateLoad(types[k], accumulators[k]));
       for (int64_t k = 0; k < n; ++k) {
@@ -353,16 +318,8 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const Ins
         ASSIGN_OR_RETURN(next, EmitScalarComputation(reducer, args));
       }
       for (int64_t k = 0; k < n; ++k) b_->CreateStore(next.at(k), accumulators[k]);
-      return absl::OkStatus();
-    }
-    const int64_t d = reduced_dims[level];
-    return EmitLoop(IndexConst(in.dim(d)), absl::StrCat(reduce.name(), ".r", d),
-                    [&](llvm::Value* iv) -> absl::Status {
-                      in_index[d] = iv;
-                      return nest(level + 1);
-                    });
-  };
-  RETURN_IF_ERROR(nest(0));
+    return absl::OkStatus();
+  }));
   std::vector<llvm::Value*> results;
   for (int64_t k = 0; k < n; ++k) {
     llvm::Value* v = b_->CreateLoad(types[k], accumulators[k]);
