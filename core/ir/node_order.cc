@@ -1,5 +1,7 @@
 #include "core/ir/node_order.h"
 
+#include <algorithm>
+
 namespace hlogym {
 
 std::vector<Instruction*> NodeOrder(const Module& module) {
@@ -9,6 +11,26 @@ std::vector<Instruction*> NodeOrder(const Module& module) {
     for (Instruction* inst : computation->MakePostOrder()) order.push_back(inst);
   }
   return order;
+}
+
+std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(
+    const Module& module, const std::function<bool(const Instruction&)>& wanted) {
+  std::vector<std::pair<Instruction*, int64_t>> found;
+  int64_t offset = 0;
+  for (const auto& computation : module.computations()) {
+    const auto& instructions = computation->instructions();
+    if (std::any_of(instructions.begin(), instructions.end(),
+                    [&](const auto& inst) { return wanted(*inst); })) {
+      // A post-order holds every instruction of its computation, so the
+      // offsets of the computations skipped are their sizes.
+      const std::vector<Instruction*> order = computation->MakePostOrder();
+      for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
+        if (wanted(*order[i])) found.emplace_back(order[i], offset + i);
+      }
+    }
+    offset += computation->instruction_count();
+  }
+  return found;
 }
 
 }  // namespace hlogym

@@ -4,6 +4,9 @@
 // re-parsed module replays identically.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/ir/module.h"
@@ -11,5 +14,11 @@
 namespace hlogym {
 
 std::vector<Instruction*> NodeOrder(const Module& module);
+
+// The instructions `wanted` accepts, each with its index in NodeOrder, in that
+// order. Only computations holding one are ordered (the others are skipped by
+// their size), which matters when most computations are fused ones.
+std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(
+    const Module& module, const std::function<bool(const Instruction&)>& wanted);
 
 }  // namespace hlogym

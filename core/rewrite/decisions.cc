@@ -1,7 +1,5 @@
 #include "core/rewrite/decisions.h"
 
-#include <algorithm>
-
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/node_order.h"
@@ -33,22 +31,11 @@ void Select(Module& module, absl::Span<const AlternativeNode> alts,
 }  // namespace
 
 std::vector<AlternativeNode> FindAlternatives(const Module& module) {
-  // NodeOrder, computation by computation, without ordering those that hold
-  // no alternatives (the many fused computations): each computation's
-  // post-order holds all its instructions, so the offsets stay exact.
   std::vector<AlternativeNode> alts;
-  int64_t offset = 0;
-  for (const auto& computation : module.computations()) {
-    const bool has_alternatives = std::any_of(
-        computation->instructions().begin(), computation->instructions().end(),
-        [](const auto& inst) { return inst->opcode() == Opcode::kAlternatives; });
-    if (has_alternatives) {
-      const std::vector<Instruction*> order = computation->MakePostOrder();
-      for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
-        if (order[i]->opcode() == Opcode::kAlternatives) alts.push_back({order[i], offset + i});
-      }
-    }
-    offset += computation->instruction_count();
+  for (const auto& [inst, index] : FindInNodeOrder(module, [](const Instruction& inst) {
+         return inst.opcode() == Opcode::kAlternatives;
+       })) {
+    alts.push_back({inst, index});
   }
   return alts;
 }

@@ -1,6 +1,7 @@
 #include "core/rewrite/dependency_levels.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace hlogym {
 namespace {
@@ -33,6 +34,21 @@ const int64_t* DependencyLevels::Level(const Instruction* instruction) const {
   return it == level_.end() ? nullptr : &it->second;
 }
 
+std::optional<int64_t> DependencyLevels::LevelAbove(const Instruction* instruction) const {
+  int64_t level = 0;
+  bool known = true;
+  ForEachDependency(instruction, [&](const Instruction* dep) {
+    const int64_t* dep_level = Level(dep);
+    if (dep_level == nullptr) {
+      known = false;
+    } else {
+      level = std::max(level, *dep_level + 1);
+    }
+  });
+  if (!known) return std::nullopt;
+  return level;
+}
+
 bool DependencyLevels::Ensure(const Computation* computation) {
   auto [it, inserted] = ordered_.try_emplace(computation, true);
   if (!inserted) return it->second;
@@ -43,16 +59,9 @@ bool DependencyLevels::Ensure(const Computation* computation) {
   bool ordered = order.size() == static_cast<size_t>(computation->instruction_count());
   for (const Instruction* inst : order) {
     if (!ordered) break;
-    int64_t level = 0;
-    ForEachDependency(inst, [&](const Instruction* dep) {
-      const int64_t* dep_level = Level(dep);
-      if (dep_level == nullptr) {
-        ordered = false;
-      } else {
-        level = std::max(level, *dep_level + 1);
-      }
-    });
-    level_[inst] = level;
+    const std::optional<int64_t> level = LevelAbove(inst);
+    ordered = level.has_value();
+    if (ordered) level_[inst] = *level;
   }
   if (!ordered) {
     for (const Instruction* inst : order) level_.erase(inst);
@@ -65,21 +74,12 @@ void DependencyLevels::Added(const Instruction* instruction) {
   auto it = ordered_.find(instruction->parent());
   // Not computed yet: the first query will see the instruction.
   if (it == ordered_.end() || !it->second) return;
-  int64_t level = 0;
-  bool ordered = true;
-  ForEachDependency(instruction, [&](const Instruction* dep) {
-    const int64_t* dep_level = Level(dep);
-    if (dep_level == nullptr) {
-      ordered = false;
-    } else {
-      level = std::max(level, *dep_level + 1);
-    }
-  });
-  if (!ordered) {
+  const std::optional<int64_t> level = LevelAbove(instruction);
+  if (!level) {
     it->second = false;
     return;
   }
-  level_[instruction] = level;
+  level_[instruction] = *level;
 }
 
 void DependencyLevels::AddedEdge(const Instruction* operand, const Instruction* user) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -41,6 +42,9 @@ class DependencyLevels {
   // it is walked in full.
   bool Ensure(const Computation* computation);
   const int64_t* Level(const Instruction* instruction) const;
+  // One more than the highest level among `instruction`'s dependencies, or
+  // nullopt when one of them has none (outside the computation, or unlevelled).
+  std::optional<int64_t> LevelAbove(const Instruction* instruction) const;
 
   absl::flat_hash_map<const Computation*, bool> ordered_;
   absl::flat_hash_map<const Instruction*, int64_t> level_;
