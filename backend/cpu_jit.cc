@@ -53,7 +53,8 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
       llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
   if (!lljit) return absl::InternalError(absl::StrCat("LLJIT: ", ErrorText(lljit.takeError())));
   jit->jit_ = std::move(*lljit);
-  // Kernels call libm (expf, tanhf, fmodf, ...): resolve from the process.
+  // Kernels call libm (sin, fmodf, ...) and libmvec (_ZGVdN4v_sin, ...):
+  // resolve from the process.
   llvm::Expected<std::unique_ptr<llvm::orc::DynamicLibrarySearchGenerator>> generator =
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
           jit->jit_->getDataLayout().getGlobalPrefix());
@@ -62,6 +63,8 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
         absl::StrCat("LLJIT process symbols: ", ErrorText(generator.takeError())));
   }
   jit->jit_->getMainJITDylib().addGenerator(std::move(*generator));
+  // Loads libmvec into the process, whose symbols the generator above finds.
+  jit->vector_math_ = VectorMathLibrary::ForHost(*jit->target_machine_);
   return jit;
 }
 

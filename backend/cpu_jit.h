@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "backend/cpu_vector_math.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -23,6 +24,10 @@ class CpuJit {
   // building functions in it.
   void PrepareModule(llvm::Module& module) const;
 
+  // libmvec's vector math functions for this host (none without libmvec);
+  // the JIT resolves the ones kernels call.
+  const VectorMathLibrary& vector_math() const { return vector_math_; }
+
   // Verifies and optimizes the module, adds it to the JIT, and returns the
   // address of `function`. Thread-safe.
   absl::StatusOr<void*> Add(std::unique_ptr<llvm::Module> module,
@@ -36,6 +41,7 @@ class CpuJit {
   std::mutex mutex_;
   std::unique_ptr<llvm::TargetMachine> target_machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  VectorMathLibrary vector_math_;
 };
 
 }  // namespace hlogym

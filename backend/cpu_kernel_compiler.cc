@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "backend/cpu_jit.h"
 #include "backend/cpu_kernel.h"
+#include "backend/cpu_vector_math.h"
 #include "backend/elemental_emitter.h"
 #include "backend/kernel_plan.h"
 #include "core/base/status_macros.h"
@@ -23,13 +24,36 @@ namespace {
 // The shared emitter with the CPU's code shapes: reductions hoisted out of
 // the output loops they do not depend on, and folded with independent
 // partial accumulators (8: two AVX2 vectors of doubles for a float sum).
+// Math calls are computed in double for f32 (and f16/bf16) values and
+// rounded once, as the interpreter computes them, and carry their libmvec
+// variants so that loops calling them vectorize.
 class CpuElementalEmitter : public ElementalEmitter {
  public:
-  using ElementalEmitter::ElementalEmitter;
+  CpuElementalEmitter(llvm::IRBuilder<>* b, llvm::Module* module,
+                      const VectorMathLibrary& vector_math)
+      : ElementalEmitter(b, module), vector_math_(vector_math) {}
 
  protected:
   bool HoistInvariantReductions() const override { return true; }
   int ReductionPartials() const override { return 8; }
+
+  llvm::Value* EmitMathCall(absl::string_view name, absl::Span<llvm::Value* const> args,
+                            llvm::Type* type) override {
+    llvm::IRBuilder<>& b = *builder();
+    if (type->isFloatTy()) {
+      std::vector<llvm::Value*> wide;
+      for (llvm::Value* arg : args) wide.push_back(b.CreateFPExt(arg, b.getDoubleTy()));
+      return b.CreateFPTrunc(EmitMathCall(name, wide, b.getDoubleTy()), type);
+    }
+    llvm::Value* result = ElementalEmitter::EmitMathCall(name, args, type);
+    if (auto* call = llvm::dyn_cast<llvm::CallInst>(result); call != nullptr) {
+      vector_math_.Annotate(call, name);
+    }
+    return result;
+  }
+
+ private:
+  const VectorMathLibrary& vector_math_;
 };
 
 // Columns per tile of a column reduction: the accumulators of one tile stay
@@ -193,7 +217,7 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
   llvm::Value* end = function->getArg(2);
   b.SetInsertPoint(llvm::BasicBlock::Create(*context, "entry", function));
 
-  CpuElementalEmitter emitter(&b, module.get());
+  CpuElementalEmitter emitter(&b, module.get(), jit_->vector_math());
   const int64_t operand_count = instruction.operand_count();
   std::vector<llvm::Value*> base(operand_count);
   auto buffer = [&](int64_t i) {

@@ -112,6 +112,41 @@ TEST(ElementalElementwiseTest, InlineExpTanhLogisticAreWithinAnUlpOnADenseRange)
   }
 }
 
+// Dense f32 values for the libm ops: [-1, 1] and +-[1, 1e4] on a log scale
+// (NaN outside an op's domain, on both sides).
+Literal DenseFloats(int64_t n) {
+  Literal x(Shape::Array(PrimitiveType::kF32, {n}));
+  for (int64_t i = 0; i < n / 2; ++i) x.SetFromDouble(i, -1.0 + 2.0 * i / (n / 2));
+  for (int64_t i = n / 2; i < n; ++i) {
+    const double magnitude = std::pow(1e4, static_cast<double>(i - n / 2) / (n / 2));
+    x.SetFromDouble(i, i % 2 == 0 ? magnitude : -magnitude);
+  }
+  return x;
+}
+
+TEST(ElementalElementwiseTest, VectorizedLibmIsWithinAnUlpOnADenseRange) {
+  // f32 libm ops run in double (libmvec's vector functions where the loop
+  // vectorizes) and are rounded once, as the interpreter computes them.
+  const int64_t n = 20000;
+  for (const char* op : {"sine", "cosine", "tan", "log", "log-plus-one", "exponential-minus-one",
+                         "erf", "atan", "asin", "acos", "asinh", "acosh", "atanh", "sinh",
+                         "cosh", "cbrt"}) {
+    SCOPED_TRACE(op);
+    std::vector<Literal> args;
+    args.push_back(DenseFloats(n));
+    ExpectMatch(UnaryModule(PrimitiveType::kF32, PrimitiveType::kF32, op, n), args, 1);
+  }
+  for (const char* op : {"power", "atan2"}) {
+    SCOPED_TRACE(op);
+    std::vector<Literal> args;
+    args.push_back(DenseFloats(n));
+    Literal y(Shape::Array(PrimitiveType::kF32, {n}));
+    for (int64_t i = 0; i < n; ++i) y.SetFromDouble(i, -8.0 + 16.0 * ((i * 7919) % n) / n);
+    args.push_back(std::move(y));
+    ExpectMatch(BinaryModule(PrimitiveType::kF32, PrimitiveType::kF32, op, "", n), args, 1);
+  }
+}
+
 TEST(ElementalElementwiseTest, FloatBinary) {
   const int64_t n = 32 * 32;
   for (PrimitiveType t : kFloats) {
