@@ -118,9 +118,10 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   // and passes (fusion's offers, CSE's picks) depend on storage and user
   // order, so stepping a clone is what makes a fork and its original take
   // the same step to the same module. (Stepping in place was ~25% faster on
-  // the corpus but let forks diverge from their originals.)
-  std::unique_ptr<Module> next = module_->Clone();
-  RETURN_IF_ERROR(ApplyChoices(*next, choices));
+  // the corpus but let forks diverge from their originals.) The copy leaves
+  // out the candidates the choices prune: the same module as cloning all and
+  // then choosing, without copying what is thrown away.
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> next, CloneWithChoices(*module_, choices));
   RETURN_IF_ERROR(RunPassSpecs(spec_.post_passes, *next));
   ASSIGN_OR_RETURN(double runtime, benchmarks_->runtime().Runtime(*next));
 

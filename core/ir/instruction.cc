@@ -112,7 +112,7 @@ void Instruction::DetachOperands() {
 void Instruction::ReplaceAllUsesWith(Instruction* other) {
   if (other == this) return;
   // Copy: ReplaceOperandWith edits users_.
-  std::vector<Instruction*> users = users_;
+  const Links users = users_;
   for (Instruction* user : users) {
     if (user != other) user->ReplaceOperandWith(this, other);
   }

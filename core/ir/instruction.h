@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/ir/attributes.h"
@@ -97,8 +98,8 @@ class Instruction {
   absl::Span<Computation* const> called_computations() const {
     return called_computations_;
   }
-  void set_called_computations(std::vector<Computation*> computations) {
-    called_computations_ = std::move(computations);
+  void set_called_computations(const std::vector<Computation*>& computations) {
+    called_computations_.assign(computations.begin(), computations.end());
   }
   void set_called_computation(int64_t i, Computation* c) {
     called_computations_[i] = c;
@@ -171,11 +172,16 @@ class Instruction {
   int64_t unique_id_ = -1;
   int64_t index_ = 0;
   Computation* parent_ = nullptr;
-  std::vector<Instruction*> operands_;
-  std::vector<Instruction*> users_;
-  std::vector<Instruction*> control_predecessors_;
-  std::vector<Instruction*> control_successors_;
-  std::vector<Computation*> called_computations_;
+  // Inline up to two: most instructions have at most two operands and users
+  // and one callee, and a module is copied every environment step, so each
+  // heap block saved here is one malloc and one free per instruction per step
+  // (the same size as a std::vector).
+  using Links = absl::InlinedVector<Instruction*, 2>;
+  Links operands_;
+  Links users_;
+  Links control_predecessors_;
+  Links control_successors_;
+  absl::InlinedVector<Computation*, 2> called_computations_;
   std::vector<int64_t> dimensions_;
   // Out of line: most instructions have none, and the variant is large.
   std::unique_ptr<OpAttrs> attrs_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/types/span.h"
 #include "core/ir/computation.h"
+#include "core/ir/name_registry.h"
 
 namespace hlogym {
 
@@ -80,6 +82,25 @@ class Module {
   // A deep copy: new instructions with the same names and ids.
   std::unique_ptr<Module> Clone() const;
 
+  // What CloneParts copies. An empty function keeps everything.
+  struct ClonePart {
+    // Computations to copy; the callees of a kept instruction must be kept.
+    std::function<bool(const Computation&)> computation;
+    // Instructions to copy (of kept computations); the operands of a kept
+    // instruction must be kept.
+    std::function<bool(const Instruction&)> instruction;
+    // The operands a kept instruction's copy gets, in place of its own.
+    std::function<absl::Span<Instruction* const>(const Instruction&)> operands;
+  };
+  // A deep copy of part of the module, made as Clone() makes the whole:
+  // every copy keeps its name and id, and the copies are stored and linked in
+  // the order Clone() gives them, less what is left out (control edges to
+  // left-out instructions are dropped; a computation whose fusion
+  // instruction is left out gets none). So the part equals what Clone()
+  // followed by removing the left-out instructions would leave, without
+  // copying them first.
+  std::unique_ptr<Module> CloneParts(const ClonePart& part) const;
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
@@ -89,10 +110,8 @@ class Module {
   std::string stack_frame_index_;
   int64_t next_id_ = 0;
   // Built on first use of UniqueInstructionName, so parsing pays nothing.
-  std::unique_ptr<absl::flat_hash_set<std::string>> instruction_names_;
-  absl::flat_hash_map<std::string, int64_t> name_counters_;
-  std::unique_ptr<absl::flat_hash_set<std::string>> computation_names_;
-  absl::flat_hash_map<std::string, int64_t> computation_counters_;
+  std::unique_ptr<NameRegistry> instruction_names_;
+  std::unique_ptr<NameRegistry> computation_names_;
 };
 
 }  // namespace hlogym

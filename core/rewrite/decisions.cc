@@ -1,6 +1,7 @@
 #include "core/rewrite/decisions.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/node_order.h"
 #include "core/rewrite/prune.h"
@@ -26,6 +27,23 @@ void Select(Module& module, absl::Span<const AlternativeNode> alts,
     node->ReplaceAllUsesWith(node->operand(choices[i]));
   }
   Prune(module);
+}
+
+// Whether CloneWithChoices can select while copying: every alternatives
+// node reads plain instructions and has no control edges. A chosen operand
+// that is itself an alternatives node would make the result depend on the
+// order of selection, which only the in-place path reproduces.
+bool SelectableWhileCopying(absl::Span<const AlternativeNode> alts) {
+  for (const AlternativeNode& alt : alts) {
+    const Instruction* node = alt.node;
+    if (!node->control_predecessors().empty() || !node->control_successors().empty()) {
+      return false;
+    }
+    for (const Instruction* operand : node->operands()) {
+      if (operand->opcode() == Opcode::kAlternatives) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -87,6 +105,86 @@ absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices) {
   }
   Select(module, alts, choices);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
+                                                         absl::Span<const int64_t> choices) {
+  std::vector<AlternativeNode> alts = FindAlternatives(module);
+  if (choices.size() != alts.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected one choice per alternatives node (", alts.size(), "), got ",
+        choices.size()));
+  }
+  for (size_t i = 0; i < alts.size(); ++i) {
+    if (absl::Status s = CheckChoice(alts[i], choices[i]); !s.ok()) return s;
+  }
+  if (!SelectableWhileCopying(alts) || module.entry() == nullptr) {
+    std::unique_ptr<Module> copy = module.Clone();
+    Select(*copy, FindAlternatives(*copy), choices);
+    return copy;
+  }
+  // Each node stands for its choice: what survives Select and Prune is what
+  // the roots and the instructions pruning never removes reach through
+  // operands, with nodes read through, in the computations the survivors
+  // call. A node some survivor reads is copied too, reading its choice
+  // alone, so that Select below moves its users exactly as on a full copy.
+  absl::flat_hash_map<const Instruction*, Instruction*> chosen;
+  chosen.reserve(alts.size());
+  for (size_t i = 0; i < alts.size(); ++i) {
+    chosen[alts[i].node] = alts[i].node->operand(choices[i]);
+  }
+  absl::flat_hash_set<const Instruction*> live;
+  absl::flat_hash_set<const Computation*> reached = {module.entry()};
+  std::vector<const Computation*> computations = {module.entry()};
+  std::vector<const Instruction*> stack;
+  auto mark = [&](const Instruction* inst) {
+    if (live.insert(inst).second) stack.push_back(inst);
+  };
+  while (!computations.empty()) {
+    const Computation* computation = computations.back();
+    computations.pop_back();
+    for (const auto& inst : computation->instructions()) {
+      if (inst->IsRoot() || !IsRemovableWhenDead(*inst)) mark(inst.get());
+    }
+    while (!stack.empty()) {
+      const Instruction* inst = stack.back();
+      stack.pop_back();
+      if (auto it = chosen.find(inst); it != chosen.end()) {
+        mark(it->second);
+        continue;
+      }
+      for (const Instruction* operand : inst->operands()) mark(operand);
+      for (const Computation* callee : inst->called_computations()) {
+        if (callee != nullptr && reached.insert(callee).second) computations.push_back(callee);
+      }
+    }
+  }
+  // A kept fused computation whose fusion is pruned (one shared by several
+  // fusions) would keep a dangling back-pointer on a full copy: not
+  // reproduced here.
+  for (const Computation* computation : reached) {
+    const Instruction* fusion = computation->fusion_instruction();
+    if (fusion != nullptr && !live.contains(fusion)) {
+      std::unique_ptr<Module> copy = module.Clone();
+      Select(*copy, FindAlternatives(*copy), choices);
+      return copy;
+    }
+  }
+  Module::ClonePart part;
+  part.computation = [&](const Computation& c) { return reached.contains(&c); };
+  part.instruction = [&](const Instruction& inst) { return live.contains(&inst); };
+  part.operands = [&](const Instruction& inst) -> absl::Span<Instruction* const> {
+    auto it = chosen.find(&inst);
+    if (it == chosen.end()) return inst.operands();
+    return absl::Span<Instruction* const>(&it->second, 1);
+  };
+  std::unique_ptr<Module> copy = module.CloneParts(part);
+  // The copied nodes are the live ones in the same node order; each now
+  // reads only its choice.
+  std::vector<AlternativeNode> kept = FindAlternatives(*copy);
+  std::vector<int64_t> first(kept.size(), 0);
+  Select(*copy, kept, first);
+  return copy;
 }
 
 }  // namespace hlogym

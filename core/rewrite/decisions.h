@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/ir/module.h"
 
@@ -32,5 +34,14 @@ absl::Status ApplyDecisions(Module& module, absl::Span<const int64_t> decisions,
 // One choice per alternatives node, in FindAlternatives order. Same checks
 // and the same all-or-nothing behaviour as ApplyDecisions.
 absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices);
+
+// The module that module.Clone() followed by ApplyChoices(clone, choices)
+// makes (the same instructions, names, ids, storage, user and operand
+// order), without copying what the choices prune: only the instructions that
+// survive are copied, which matters after a dry pass whose unchosen
+// candidates outnumber the module's own instructions. The same checks as
+// ApplyChoices; `module` is not changed.
+absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
+                                                         absl::Span<const int64_t> choices);
 
 }  // namespace hlogym

@@ -1,8 +1,15 @@
 // Tests of the IR itself: shapes, literals, narrow floats, graph edits.
 #include <cmath>
+#include <random>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 
 #include "core/ir/float_formats.h"
 #include "core/ir/module.h"
+#include "core/ir/name_registry.h"
 #include "gtest/gtest.h"
 
 namespace hlogym {
@@ -183,6 +190,60 @@ TEST(GraphTest, CloneIsDeepAndKeepsNamesAndIds) {
   EXPECT_EQ(clone->entry()->root()->unique_id(), module->entry()->root()->unique_id());
   EXPECT_EQ(clone->entry()->root()->operand(1), clone->entry()->parameter(0));
   EXPECT_EQ(module->UniqueInstructionName("sum"), "sum.1");
+}
+
+// The naming rule NameRegistry must keep, stated the plain way: a set of
+// whole names, and per stem a counter probing stem.1, stem.2, ... in turn.
+class ReferenceNames {
+ public:
+  // Reserves `name`; false if it was in use.
+  bool Insert(const std::string& name) { return names_.insert(name).second; }
+  std::string NextFree(const std::string& stem) {
+    int64_t& counter = counters_[stem];
+    while (true) {
+      std::string candidate = absl::StrCat(stem, ".", ++counter);
+      if (names_.insert(candidate).second) return candidate;
+    }
+  }
+
+ private:
+  absl::flat_hash_set<std::string> names_;
+  absl::flat_hash_map<std::string, int64_t> counters_;
+};
+
+TEST(NameRegistryTest, HandsOutTheNamesOfTheReferenceRule) {
+  const std::vector<std::string> stems = {"add", "fusion", "a.b", "x.7", "", "p"};
+  const std::vector<std::string> odd = {"add", "add.", "add.0", "add.00", "add.007", "add.3.1",
+                                        "fusion.123456789", "fusion.99999999", "a.b",
+                                        ".5", "x.7", "x.7.0", "add.64", "add.63", "add.65"};
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 20; ++round) {
+    NameRegistry registry;
+    ReferenceNames reference;
+    for (int i = 0; i < 400; ++i) {
+      const std::string& stem = stems[rng() % stems.size()];
+      std::string name;
+      switch (rng() % 4) {
+        case 0:
+          name = odd[rng() % odd.size()];
+          break;
+        case 1:
+          name = absl::StrCat(stem, ".", rng() % 200);
+          break;
+        case 2: {
+          const std::string expected = reference.NextFree(stem);
+          ASSERT_EQ(registry.NextFree(stem), expected) << "round " << round << " step " << i;
+          continue;
+        }
+        default:
+          name = stem;
+      }
+      const bool was_free = reference.Insert(name);
+      ASSERT_EQ(registry.Contains(name), !was_free) << name;
+      ASSERT_EQ(registry.Insert(name), was_free) << name;
+      ASSERT_TRUE(registry.Contains(name)) << name;
+    }
+  }
 }
 
 }  // namespace

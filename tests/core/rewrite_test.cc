@@ -7,6 +7,7 @@
 #include "core/ir/node_order.h"
 #include "core/passes/pass_registry.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "core/rewrite/decisions.h"
 #include "core/rewrite/dependency_levels.h"
 #include "core/rewrite/pass.h"
@@ -339,6 +340,131 @@ TEST(RewriteFindAlternativesTest, MatchesNodeOrderScanOnSmallTwins) {
     found += static_cast<int64_t>(actual.size());
   }
   EXPECT_GT(found, 20);
+}
+
+// Everything of a module that passes can see: computations in order, and in
+// each its instructions in storage order with names, ids, operand, user and
+// control lists (in their order), callees, parameters, root and fusion.
+std::string Describe(const Module& module) {
+  auto name = [](const Instruction* inst) { return inst == nullptr ? "null" : inst->name(); };
+  std::string out = absl::StrCat(module.name(), " entry=", module.entry()->name(), "\n");
+  for (const auto& comp : module.computations()) {
+    absl::StrAppend(&out, comp->name(), " root=", name(comp->root()),
+                    " fusion=", name(comp->fusion_instruction()), " params=");
+    for (const Instruction* p : comp->parameters()) absl::StrAppend(&out, name(p), ",");
+    absl::StrAppend(&out, "\n");
+    for (const auto& inst : comp->instructions()) {
+      absl::StrAppend(&out, "  ", inst->name(), "#", inst->unique_id(), " ",
+                      std::string(OpcodeName(inst->opcode())), " parent=", inst->parent() == comp.get(), " (");
+      for (const Instruction* o : inst->operands()) absl::StrAppend(&out, name(o), ",");
+      absl::StrAppend(&out, ") users=");
+      for (const Instruction* u : inst->users()) absl::StrAppend(&out, name(u), ",");
+      absl::StrAppend(&out, " preds=");
+      for (const Instruction* c : inst->control_predecessors()) absl::StrAppend(&out, name(c), ",");
+      absl::StrAppend(&out, " succs=");
+      for (const Instruction* c : inst->control_successors()) absl::StrAppend(&out, name(c), ",");
+      absl::StrAppend(&out, " calls=");
+      for (const Computation* c : inst->called_computations()) {
+        absl::StrAppend(&out, c == nullptr ? "null" : c->name(), ",");
+      }
+      absl::StrAppend(&out, "\n");
+    }
+  }
+  return out;
+}
+
+// What the environment's step did before CloneWithChoices.
+std::unique_ptr<Module> CloneThenChoose(const Module& module, absl::Span<const int64_t> choices) {
+  std::unique_ptr<Module> copy = module.Clone();
+  EXPECT_TRUE(ApplyChoices(*copy, choices).ok());
+  return copy;
+}
+
+void ExpectCloneWithChoicesMatches(Module& module, absl::Span<const int64_t> choices) {
+  const std::string before = Describe(module);
+  std::unique_ptr<Module> expected = CloneThenChoose(module, choices);
+  absl::StatusOr<std::unique_ptr<Module>> actual = CloneWithChoices(module, choices);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(Describe(**actual), Describe(*expected)) << module.name();
+  EXPECT_EQ((*actual)->NextUniqueId(), expected->NextUniqueId());
+  // New names continue alike too.
+  EXPECT_EQ((*actual)->UniqueInstructionName("add"), expected->UniqueInstructionName("add"));
+  EXPECT_EQ(Describe(module), before) << "the source module changed";
+}
+
+// Copying only what survives must give the module that copying everything
+// and then choosing gives, down to storage, user and control order.
+TEST(CloneWithChoicesTest, EqualsCloneThenApplyChoicesOnSmallTwins) {
+  std::mt19937_64 rng(3);
+  int64_t checked = 0;
+  for (const auto& module : SmallTwinsWithAlternatives()) {
+    const std::vector<AlternativeNode> alts = FindAlternatives(*module);
+    if (alts.empty()) continue;
+    for (int round = 0; round < 4; ++round) {
+      std::vector<int64_t> choices;
+      for (const AlternativeNode& alt : alts) {
+        // Round 0 keeps every original, round 1 takes every first candidate.
+        choices.push_back(round < 2 ? std::min<int64_t>(round, alt.num_choices() - 1)
+                                    : static_cast<int64_t>(rng() % alt.num_choices()));
+      }
+      ExpectCloneWithChoicesMatches(*module, choices);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(CloneWithChoicesTest, RejectsBadChoicesAsApplyChoicesDoes) {
+  auto module = MakeModule();
+  TestPass pass;
+  ASSERT_GT(RunDryPass(pass, *module).value(), 0);
+  const size_t n = FindAlternatives(*module).size();
+  for (const std::vector<int64_t>& bad :
+       {std::vector<int64_t>(n + 1, 0), std::vector<int64_t>(n, 7), std::vector<int64_t>(n, -1)}) {
+    auto copy = module->Clone();
+    const absl::Status expected = ApplyChoices(*copy, bad);
+    const absl::StatusOr<std::unique_ptr<Module>> actual = CloneWithChoices(*module, bad);
+    ASSERT_FALSE(expected.ok());
+    EXPECT_EQ(actual.status(), expected);
+  }
+  std::vector<int64_t> choices(n, 2);
+  ExpectCloneWithChoicesMatches(*module, choices);
+}
+
+// An alternatives node choosing another one, and control edges: the
+// in-place path's result, whatever the selection order makes of it.
+TEST(CloneWithChoicesTest, NestedAlternativesAndControlEdgesMatch) {
+  auto module = MakeModule();
+  Computation* main = module->entry();
+  Instruction* p = main->parameter(0);
+  Instruction* add = main->root();
+  Instruction* n2 = add->operand(0);
+  Instruction* e = add->operand(1);
+  const Shape& s = p->shape();
+  Instruction* abs = main->AddInstruction(Instruction::Create(Opcode::kAbs, s, {p}));
+  Instruction* neg = main->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
+  Instruction* inner =
+      main->AddInstruction(Instruction::Create(Opcode::kAlternatives, s, {n2, abs}));
+  Instruction* outer =
+      main->AddInstruction(Instruction::Create(Opcode::kAlternatives, s, {e, inner, neg}));
+  add->ReplaceOperandWith(e, outer);
+  add->ReplaceOperandWith(n2, inner);
+  abs->AddControlDependencyTo(e);
+  for (const std::vector<int64_t>& choices :
+       {std::vector<int64_t>{0, 0}, {1, 1}, {0, 1}, {1, 2}, {0, 2}}) {
+    ExpectCloneWithChoicesMatches(*module, choices);
+  }
+  // Control edges alone keep the copying path; dead ends drop theirs.
+  auto plain = MakeModule();
+  Instruction* q = plain->entry()->parameter(0);
+  Instruction* x = plain->entry()->AddInstruction(Instruction::Create(Opcode::kAbs, s, {q}));
+  Instruction* alt = plain->entry()->AddInstruction(Instruction::Create(
+      Opcode::kAlternatives, s, {plain->entry()->root(), x}));
+  x->AddControlDependencyTo(plain->entry()->root()->operand(1));
+  plain->entry()->set_root(alt);
+  for (const std::vector<int64_t>& choices : {std::vector<int64_t>{0}, {1}}) {
+    ExpectCloneWithChoicesMatches(*plain, choices);
+  }
 }
 
 TEST(PassRegistryTest, SpecsAreValidated) {

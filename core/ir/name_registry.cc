@@ -1,0 +1,95 @@
+#include "core/ir/name_registry.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace hlogym {
+namespace {
+
+// Suffixes past this are kept as whole names: a bit set per stem stays small.
+constexpr int64_t kMaxBit = int64_t{1} << 24;
+
+// abseil's string_view may not be std's: heterogeneous lookup needs its own.
+absl::string_view Key(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+}  // namespace
+
+std::string_view NameStem(std::string_view name) {
+  size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot + 1 == name.size()) return name;
+  for (size_t i = dot + 1; i < name.size(); ++i) {
+    if (!absl::ascii_isdigit(name[i])) return name;
+  }
+  return name.substr(0, dot);
+}
+
+NameRegistry::Parsed NameRegistry::Parse(std::string_view name) {
+  const std::string_view stem = NameStem(name);
+  if (stem.size() == name.size()) return {name, -1};
+  const std::string_view digits = name.substr(stem.size() + 1);
+  if (digits.size() > 8 || (digits.size() > 1 && digits[0] == '0')) return {stem, -2};
+  int64_t n = 0;
+  for (char c : digits) n = 10 * n + (c - '0');
+  if (n >= kMaxBit) return {stem, -2};
+  return {stem, n};
+}
+
+bool NameRegistry::Insert(std::string_view name) {
+  const Parsed p = Parse(name);
+  if (p.number == -2) return whole_.emplace(Key(name)).second;
+  auto it = stems_.find(Key(p.stem));
+  if (it == stems_.end()) it = stems_.try_emplace(std::string(p.stem)).first;
+  Stem& stem = it->second;
+  if (p.number == -1) {
+    const bool fresh = !stem.bare;
+    stem.bare = true;
+    return fresh;
+  }
+  const size_t word = static_cast<size_t>(p.number) / 64;
+  const uint64_t bit = uint64_t{1} << (p.number % 64);
+  if (stem.used.size() <= word) stem.used.resize(word + 1, 0);
+  const bool fresh = (stem.used[word] & bit) == 0;
+  stem.used[word] |= bit;
+  return fresh;
+}
+
+bool NameRegistry::Contains(std::string_view name) const {
+  const Parsed p = Parse(name);
+  if (p.number == -2) return whole_.contains(Key(name));
+  auto it = stems_.find(Key(p.stem));
+  if (it == stems_.end()) return false;
+  const Stem& stem = it->second;
+  if (p.number == -1) return stem.bare;
+  const size_t word = static_cast<size_t>(p.number) / 64;
+  return word < stem.used.size() && (stem.used[word] >> (p.number % 64)) & 1;
+}
+
+std::string NameRegistry::NextFree(std::string_view stem_name) {
+  auto it = stems_.find(Key(stem_name));
+  if (it == stems_.end()) it = stems_.try_emplace(std::string(stem_name)).first;
+  Stem& stem = it->second;
+  int64_t n = stem.counter + 1;
+  // First clear bit at or after n.
+  while (true) {
+    const size_t word = static_cast<size_t>(n) / 64;
+    if (word >= stem.used.size()) break;
+    const uint64_t free = ~stem.used[word] & (~uint64_t{0} << (n % 64));
+    if (free != 0) {
+      n = static_cast<int64_t>(64 * word) + __builtin_ctzll(free);
+      break;
+    }
+    n = static_cast<int64_t>(64 * (word + 1));
+  }
+  stem.counter = n;
+  std::string name = absl::StrCat(Key(stem_name), ".", n);
+  if (n < kMaxBit) {
+    const size_t word = static_cast<size_t>(n) / 64;
+    if (stem.used.size() <= word) stem.used.resize(word + 1, 0);
+    stem.used[word] |= uint64_t{1} << (n % 64);
+  } else if (!whole_.insert(name).second) {
+    return NextFree(stem_name);  // past the bit set: probe whole names
+  }
+  return name;
+}
+
+}  // namespace hlogym
