@@ -141,6 +141,10 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
     ++stats_.blas_op_count;
     return step;
   }
+  if (op == Opcode::kTopK && (step->host = MakeTopK(inst)) != nullptr) {
+    ++stats_.native_host_op_count;
+    return step;
+  }
   ASSIGN_OR_RETURN(step->host, MakeInterpreterOp(inst));
   ++stats_.interpreter_op_count;
   ++stats_.total_interpreter_op_count;

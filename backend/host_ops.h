@@ -36,6 +36,10 @@ std::unique_ptr<HostOp> MakeBlasDot(const Instruction& dot);
 // for other types and for batch_group_count > 1.
 std::unique_ptr<HostOp> MakeIm2colConvolution(const Instruction& convolution);
 
+// topk on f32, f64, s32 and s64 rows with k up to 128, allocation-free,
+// ordered as the interpreter orders them. Returns nullptr otherwise.
+std::unique_ptr<HostOp> MakeTopK(const Instruction& topk);
+
 // Any op the reference interpreter evaluates on its own (elementwise, data
 // movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
 // topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).

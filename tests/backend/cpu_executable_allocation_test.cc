@@ -1,0 +1,167 @@
+// Host ops with kernels of their own (no interpreter, no allocation inside a
+// timed run): their results against the interpreter's on edge values, and
+// the corpus modules that used interpreter-backed host ops checked for heap
+// allocations per run.
+#include <malloc.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backend/cpu_executable.h"
+#include "core/eval/formula_inputs.h"
+#include "core/eval/interpreter.h"
+#include "core/passes/default_pipeline.h"
+#include "core/text/parser.h"
+#include "gtest/gtest.h"
+#include "tests/backend/cpu_kernel_test_util.h"
+#include "tests/backend/heap_allocation_counter.h"
+
+namespace hlogym {
+namespace {
+
+CpuKernelCompiler& Compiler() {
+  static CpuKernelCompiler* compiler = [] {
+    absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> c = CpuKernelCompiler::Create();
+    if (!c.ok()) std::abort();
+    return c->release();
+  }();
+  return *compiler;
+}
+
+std::unique_ptr<Module> Parse(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *std::move(m) : nullptr;
+}
+
+// Compiles `module`, checks it has no interpreter-backed host op, and
+// compares every output leaf bit for bit with the interpreter's.
+void ExpectExactWithoutInterpreter(const Module& module, const std::vector<Literal>& inputs) {
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> e = CpuExecutable::Compile(module, Compiler());
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ((*e)->stats().total_interpreter_op_count, 0);
+  absl::StatusOr<std::vector<Literal>> expected = EvaluateFlat(module, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<std::vector<Literal>> actual = (*e)->Run(inputs);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  ASSERT_EQ(expected->size(), actual->size());
+  for (size_t k = 0; k < expected->size(); ++k) {
+    EXPECT_EQ(kernel_test::Mismatch((*expected)[k], (*actual)[k], 0), "") << "leaf " << k;
+  }
+}
+
+// Rows of `length` values with ties, NaNs of both signs, infinities and
+// signed zeros, so that order and tie-breaking show.
+Literal EdgeRows(PrimitiveType type, int64_t rows, int64_t length) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> special = {3.0, -0.0, 0.0, nan, -inf, inf, 3.0, -nan, -2.5, 3.0};
+  Literal l(Shape::Array(type, {rows, length}));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < length; ++j) {
+      const int64_t i = r * length + j;
+      double v = static_cast<double>((i * 7919 + r * 31) % 23) - 11.0;
+      if (IsFloat(type) && (i % 5) == 0) v = special[(i / 5) % special.size()];
+      l.SetFromDouble(i, v);
+    }
+  }
+  return l;
+}
+
+TEST(CpuExecutableAllocationTest, TopKMatchesTheInterpreterOnTiesNaNsAndShortRows) {
+  for (PrimitiveType type : {PrimitiveType::kF32, PrimitiveType::kF64, PrimitiveType::kS32}) {
+    for (const char* largest : {"true", "false"}) {
+      // k below, at and above the row length (the rest of a row is zero).
+      for (int64_t length : {40, 7, 5}) {
+        const std::string t(PrimitiveTypeName(type));
+        const std::string text = absl::StrCat(
+            "HloModule m\nENTRY e {\n  x = ", t, "[6,", length, "] parameter(0)\n",
+            "  ROOT k = (", t, "[6,7], s32[6,7]) topk(x), k=7, largest=", largest, "\n}\n");
+        SCOPED_TRACE(text);
+        std::unique_ptr<Module> module = Parse(text);
+        ASSERT_NE(module, nullptr);
+        std::vector<Literal> inputs;
+        inputs.push_back(EdgeRows(type, 6, length));
+        ExpectExactWithoutInterpreter(*module, inputs);
+      }
+    }
+  }
+}
+
+// Windows of 20 runs after a warm-up; true when one window allocated
+// nothing (a TBB worker joining late sets itself up once).
+bool SomeWindowAllocatesNothing(CpuExecutable& e, const std::vector<const void*>& leaves) {
+  for (int window = 0; window < 5; ++window) {
+    const size_t in_use_before = mallinfo2().uordblks;
+    const long allocations_before = HeapAllocationCount();
+    for (int i = 0; i < 20; ++i) {
+      if (!e.Execute(leaves).ok()) return false;
+    }
+    if (mallinfo2().uordblks == in_use_before && HeapAllocationCount() == allocations_before) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<const void*> Leaves(const std::vector<Literal>& inputs) {
+  std::vector<const void*> leaves;
+  for (const Literal& l : inputs) {
+    if (l.is_tuple()) {
+      for (const Literal& e : l.tuple_elements()) leaves.push_back(e.raw_data());
+    } else {
+      leaves.push_back(l.raw_data());
+    }
+  }
+  return leaves;
+}
+
+// The small twins of the corpus modules that had interpreter-backed host
+// ops, after the default pipeline, with the interpreter ops each still has
+// (0: a run must allocate nothing).
+TEST(CpuExecutableAllocationTest, CorpusModulesWithHostOps) {
+  if (!CountsHeapAllocations()) GTEST_SKIP() << "this build does not count allocations";
+  struct Case {
+    const char* name;
+    int64_t interpreter_ops;
+  };
+  // Still on the interpreter: scan (cumsum_argmax), scatter (embedding_bag,
+  // gpt2's two) and select-and-scatter (cnn_mnist).
+  const Case cases[] = {
+      {"topk_sort_1024x4096", 0},
+      {"cumsum_argmax_4096x4096", 1},
+      {"embedding_bag_grad_8192x64", 1},
+      {"cnn_mnist_train_128", 1},
+      {"gpt2_tiny_train_4x128", 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::filesystem::path path = std::filesystem::path(HLOGYM_SOURCE_DIR) /
+                                       "data/corpus/small/hlo" / (std::string(c.name) + "_small.hlo");
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::unique_ptr<Module> module = Parse(text.str());
+    ASSERT_NE(module, nullptr);
+    ASSERT_TRUE(DefaultPipeline().Run(*module).ok());
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> e = CpuExecutable::Compile(*module, Compiler());
+    ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_EQ((*e)->stats().total_interpreter_op_count, c.interpreter_ops);
+    const std::vector<Literal> inputs = FormulaInputs(*module);
+    const std::vector<const void*> leaves = Leaves(inputs);
+    ASSERT_TRUE((*e)->Execute(leaves).ok());  // warms up TBB's pool
+    if (c.interpreter_ops == 0) {
+      EXPECT_TRUE(SomeWindowAllocatesNothing(**e, leaves)) << "every window of 20 runs allocated";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hlogym
