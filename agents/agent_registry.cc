@@ -8,7 +8,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "agents/agent.h"
 #include "agents/greedy_agent.h"
 #include "agents/random_agent.h"
@@ -97,18 +96,10 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64
   }
   for (const AgentEntry& entry : Entries()) {
     if (entry.name != name) continue;
-    absl::StatusOr<std::unique_ptr<Agent>> agent = [&]() -> absl::StatusOr<std::unique_ptr<Agent>> {
-      ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(std::string(args)));
-      ASSIGN_OR_RETURN(std::unique_ptr<Agent> made, entry.make(options, seed));
-      RETURN_IF_ERROR(options.CheckAllUsed(std::string(name)));
-      return made;
-    }();
-    if (!agent.ok()) {
-      // The option parser speaks of passes; these are agent options.
-      return absl::InvalidArgumentError(absl::StrReplaceAll(
-          agent.status().message(), {{"pass option", "agent option"}, {"pass `", "agent `"}}));
-    }
-    return agent;
+    ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(std::string(args), "agent"));
+    ASSIGN_OR_RETURN(std::unique_ptr<Agent> made, entry.make(options, seed));
+    RETURN_IF_ERROR(options.CheckAllUsed(std::string(name)));
+    return made;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown agent `", std::string(name),
                                                  "`; known: ", absl::StrJoin(AgentNames(), ", ")));
