@@ -2,8 +2,40 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/rewrite/pass_options.h"
 
 namespace hlogym {
+namespace {
+
+// "cpu(min_runs=3, max_seconds=0.1)" -> the measurement options; `name` is
+// "cpu" or "gpu", `args` the text between the parentheses.
+absl::StatusOr<MeasurementOptions> ParseMeasurementOptions(std::string_view name,
+                                                           std::string_view args) {
+  ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(args, "reward source"));
+  MeasurementOptions m;
+  ASSIGN_OR_RETURN(const int64_t warmup_runs, options.GetInt("warmup_runs", m.warmup_runs));
+  ASSIGN_OR_RETURN(const int64_t min_runs, options.GetInt("min_runs", m.min_runs));
+  ASSIGN_OR_RETURN(const int64_t max_runs, options.GetInt("max_runs", m.max_runs));
+  ASSIGN_OR_RETURN(m.target_spread, options.GetDouble("target_spread", m.target_spread));
+  ASSIGN_OR_RETURN(m.max_seconds, options.GetDouble("max_seconds", m.max_seconds));
+  RETURN_IF_ERROR(options.CheckAllUsed(name));
+  if (warmup_runs < 0 || min_runs < 1 || max_runs < min_runs || max_runs > 100000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "reward source `", std::string(name), "`: need warmup_runs >= 0 and 1 <= min_runs <= ",
+        "max_runs <= 100000, got ", warmup_runs, ", ", min_runs, ", ", max_runs));
+  }
+  if (!(m.target_spread >= 0) || !(m.max_seconds > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "reward source `", std::string(name), "`: need target_spread >= 0 and max_seconds > 0, got ",
+        m.target_spread, " and ", m.max_seconds));
+  }
+  m.warmup_runs = static_cast<int>(warmup_runs);
+  m.min_runs = static_cast<int>(min_runs);
+  m.max_runs = static_cast<int>(max_runs);
+  return m;
+}
+
+}  // namespace
 
 absl::StatusOr<double> CostModelSource::Runtime(const Module& module) {
   return EstimateCost(module, device_).seconds;
@@ -12,6 +44,11 @@ absl::StatusOr<double> CostModelSource::Runtime(const Module& module) {
 absl::StatusOr<double> CpuMeasuredSource::Runtime(const Module& module) {
   ASSIGN_OR_RETURN(Measurement m, runtime_->Measure(module));
   return m.median_seconds;
+}
+
+absl::Status CpuMeasuredSource::Prepare(const Module& module) {
+  // The kernels land in the runtime's cache, where Measure finds them.
+  return CpuExecutable::Compile(module, runtime_->compiler()).status();
 }
 
 #ifdef HLOGYM_HAVE_CUDA
@@ -27,13 +64,21 @@ absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_vie
     ASSIGN_OR_RETURN(DeviceSpec device, DeviceByName(spec.substr(5)));
     return std::make_shared<CostModelSource>(device);
   }
-  if (spec == "cpu") {
-    ASSIGN_OR_RETURN(std::unique_ptr<CpuRuntime> runtime, CpuRuntime::Create());
+  // Measured sources take options: "cpu(min_runs=3, max_seconds=0.1)".
+  std::string_view name = spec, args;
+  if (const size_t open = spec.find('('); open != std::string_view::npos && spec.back() == ')') {
+    name = spec.substr(0, open);
+    args = spec.substr(open + 1, spec.size() - open - 2);
+  }
+  if (name == "cpu") {
+    ASSIGN_OR_RETURN(MeasurementOptions options, ParseMeasurementOptions(name, args));
+    ASSIGN_OR_RETURN(std::unique_ptr<CpuRuntime> runtime, CpuRuntime::Create(options));
     return std::make_shared<CpuMeasuredSource>(std::move(runtime));
   }
-  if (spec == "gpu") {
+  if (name == "gpu") {
 #ifdef HLOGYM_HAVE_CUDA
-    ASSIGN_OR_RETURN(std::unique_ptr<GpuRuntime> runtime, GpuRuntime::Create());
+    ASSIGN_OR_RETURN(MeasurementOptions options, ParseMeasurementOptions(name, args));
+    ASSIGN_OR_RETURN(std::unique_ptr<GpuRuntime> runtime, GpuRuntime::Create(options));
     return std::make_shared<GpuMeasuredSource>(std::move(runtime));
 #else
     return absl::UnimplementedError(
@@ -42,7 +87,9 @@ absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_vie
 #endif
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "unknown reward source `", std::string(spec), "`; known: cost, cost:h100, cost:cpu, cpu, gpu"));
+      "unknown reward source `", std::string(spec),
+      "`; known: cost, cost:h100, cost:cpu, cpu, gpu (the last two take measurement options, "
+      "e.g. cpu(min_runs=3, max_seconds=0.1))"));
 }
 
 }  // namespace hlogym

@@ -25,6 +25,11 @@ class RuntimeSource {
   virtual absl::StatusOr<double> Runtime(const Module& module) = 0;
   // Whether equal modules always get equal runtimes (false for measurement).
   virtual bool deterministic() const = 0;
+  // Does ahead of time what of Runtime(module) may run beside other work
+  // (compiling kernels), so that timing many modules one after the other can
+  // compile them in parallel first. Thread-safe; a no-op where there is
+  // nothing to do ahead. An error here will recur in Runtime.
+  virtual absl::Status Prepare(const Module& module) { return absl::OkStatus(); }
 };
 
 // The analytical cost model on a device; deterministic and thread-safe.
@@ -48,6 +53,7 @@ class CpuMeasuredSource : public RuntimeSource {
   std::string name() const override { return "cpu"; }
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
+  absl::Status Prepare(const Module& module) override;  // compiles its kernels
   CpuRuntime& runtime() { return *runtime_; }
 
  private:
@@ -71,7 +77,9 @@ class GpuMeasuredSource : public RuntimeSource {
 
 // "cost" (the H100 cost model), "cost:h100", "cost:cpu", "cpu" (measured on
 // this CPU) or "gpu" (measured on GPU 0; an error naming why where there is
-// no CUDA build, driver or GPU).
+// no CUDA build, driver or GPU). The measured ones take MeasurementOptions by
+// name: "cpu(warmup_runs=1, min_runs=3, max_runs=20, target_spread=0.05,
+// max_seconds=0.1)", each optional.
 absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec);
 
 }  // namespace hlogym
