@@ -5,8 +5,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -44,13 +46,19 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
   std::unique_ptr<CpuJit> jit(new CpuJit());
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = builder->createTargetMachine();
-  if (!tm) {
-    return absl::InternalError(absl::StrCat("LLVM target machine: ", ErrorText(tm.takeError())));
-  }
-  jit->target_machine_ = std::move(*tm);
+  jit->machine_builder_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(*builder);
+  ASSIGN_OR_RETURN(jit->target_machine_, jit->BorrowTargetMachine());
+  // ORC's default compiler shares one target machine; this one makes one per
+  // compile, so that lookups on several threads compile at once.
   llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> lljit =
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*builder))
+          .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder machine)
+                                         -> llvm::Expected<std::unique_ptr<
+                                             llvm::orc::IRCompileLayer::IRCompiler>> {
+            return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(machine));
+          })
+          .create();
   if (!lljit) return absl::InternalError(absl::StrCat("LLJIT: ", ErrorText(lljit.takeError())));
   jit->jit_ = std::move(*lljit);
   // Kernels call libm (sin, fmodf, ...) and libmvec (_ZGVdN4v_sin, ...):
@@ -73,7 +81,30 @@ void CpuJit::PrepareModule(llvm::Module& module) const {
   module.setDataLayout(target_machine_->createDataLayout());
 }
 
-void CpuJit::Optimize(llvm::Module& module) {
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CpuJit::BorrowTargetMachine() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!idle_machines_.empty()) {
+      std::unique_ptr<llvm::TargetMachine> machine = std::move(idle_machines_.back());
+      idle_machines_.pop_back();
+      return machine;
+    }
+  }
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      machine_builder_->createTargetMachine();
+  if (!machine) {
+    return absl::InternalError(
+        absl::StrCat("LLVM target machine: ", ErrorText(machine.takeError())));
+  }
+  return std::move(*machine);
+}
+
+void CpuJit::ReturnTargetMachine(std::unique_ptr<llvm::TargetMachine> machine) {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  idle_machines_.push_back(std::move(machine));
+}
+
+void CpuJit::Optimize(llvm::Module& module, llvm::TargetMachine& target_machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -82,7 +113,7 @@ void CpuJit::Optimize(llvm::Module& module) {
   options.LoopVectorization = true;
   options.SLPVectorization = true;
   options.LoopUnrolling = true;
-  llvm::PassBuilder builder(target_machine_.get(), options);
+  llvm::PassBuilder builder(&target_machine, options);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -101,8 +132,9 @@ absl::StatusOr<void*> CpuJit::Add(std::unique_ptr<llvm::Module> module,
   if (llvm::verifyModule(*module, &os)) {
     return absl::InternalError(absl::StrCat("invalid kernel IR: ", os.str()));
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  Optimize(*module);
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, BorrowTargetMachine());
+  Optimize(*module, *machine);
+  ReturnTargetMachine(std::move(machine));
   // For kernel work: HLOGYM_CPU_DUMP_IR=1 prints each optimized kernel.
   if (const char* dump = std::getenv("HLOGYM_CPU_DUMP_IR"); dump != nullptr && *dump == '1') {
     module->print(llvm::errs(), nullptr);

@@ -1,14 +1,19 @@
 // The CPU JIT under the kernel compiler: LLVM ORC LLJIT for the host CPU,
 // optimizing each module at -O3 (vectorizing for the host) before adding it.
+// Modules are optimized and compiled in parallel when added from several
+// threads: LLVM target machines are not thread-safe (their subtarget
+// caches), so each Add borrows one of its own.
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "backend/cpu_vector_math.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -36,10 +41,15 @@ class CpuJit {
 
  private:
   CpuJit() = default;
-  void Optimize(llvm::Module& module);
+  static void Optimize(llvm::Module& module, llvm::TargetMachine& target_machine);
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> BorrowTargetMachine();
+  void ReturnTargetMachine(std::unique_ptr<llvm::TargetMachine> machine);
 
-  std::mutex mutex_;
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine_builder_;
+  // For triples, data layouts and the vector library; read-only after Create.
   std::unique_ptr<llvm::TargetMachine> target_machine_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> idle_machines_;  // for Optimize
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   VectorMathLibrary vector_math_;
 };

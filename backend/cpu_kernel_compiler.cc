@@ -175,16 +175,22 @@ class LlvmCpuKernelCompiler : public CpuKernelCompiler {
                                                    ") is run by the host"));
     }
     const std::string key = KernelCacheKey(instruction);
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      ++cache_hits_;
-      return it->second;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) {
+        ++cache_hits_;
+        return it->second;
+      }
     }
+    // Built without the lock, so kernels compile in parallel. Two threads
+    // may build the same kernel at once: the first one cached serves both
+    // (the other's code stays unused in the JIT).
     ASSIGN_OR_RETURN(CpuKernel kernel, Build(instruction));
-    cache_.emplace(key, kernel);
-    ++compiled_;
-    return kernel;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, inserted] = cache_.emplace(key, kernel);
+    if (inserted) ++compiled_;
+    return it->second;
   }
 
   int64_t compiled_count() const override { return compiled_; }
@@ -198,11 +204,12 @@ class LlvmCpuKernelCompiler : public CpuKernelCompiler {
   std::unordered_map<std::string, CpuKernel> cache_;
   std::atomic<int64_t> compiled_{0};
   std::atomic<int64_t> cache_hits_{0};
+  std::atomic<int64_t> next_name_{0};  // kernel symbols are unique in the JIT
 };
 
 absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instruction) {
   auto context = std::make_unique<llvm::LLVMContext>();
-  const std::string name = absl::StrCat("hlogym_kernel_", compiled_.load());
+  const std::string name = absl::StrCat("hlogym_kernel_", next_name_++);
   auto module = std::make_unique<llvm::Module>(name, *context);
   jit_->PrepareModule(*module);
   llvm::IRBuilder<> b(*context);

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/cpu_executable.h"
@@ -148,6 +149,52 @@ TEST(CpuExecutableCorpusTest, SmallTwinsMatchTheInterpreter) {
   const std::vector<std::filesystem::path> files = HloFiles("data/corpus/small/hlo");
   ASSERT_FALSE(files.empty());
   CheckFiles(files, /*with_pipeline=*/true);
+}
+
+TEST(CpuExecutableCorpusTest, ModulesCompiledAtOnceOnOneCompilerMatchTheInterpreter) {
+  // Four threads compile the small twins (after the default pipeline) on one
+  // fresh compiler at the same time: many kernels are built concurrently,
+  // some twice at once; each executable must still compute what the
+  // interpreter does.
+  std::vector<std::unique_ptr<Module>> modules;
+  for (const std::filesystem::path& path : HloFiles("data/corpus/small/hlo")) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text.str());
+    ASSERT_TRUE(module.ok()) << path;
+    ASSERT_TRUE(DefaultPipeline().Run(**module).ok()) << path;
+    modules.push_back(*std::move(module));
+  }
+  ASSERT_FALSE(modules.empty());
+  absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> compiler = CpuKernelCompiler::Create();
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  std::vector<absl::StatusOr<std::unique_ptr<CpuExecutable>>> executables(modules.size());
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Every thread compiles every module, from a different start.
+      for (size_t k = 0; k < modules.size(); ++k) {
+        const size_t i = (k + t * modules.size() / kThreads) % modules.size();
+        absl::StatusOr<std::unique_ptr<CpuExecutable>> e =
+            CpuExecutable::Compile(*modules[i], **compiler);
+        if (t == 0) executables[i] = std::move(e);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < modules.size(); ++i) {
+    ASSERT_TRUE(executables[i].ok()) << modules[i]->name() << ": " << executables[i].status();
+    EXPECT_EQ((*executables[i])->stats().jit_fallback_count, 0) << modules[i]->name();
+    const std::vector<Literal> inputs = FormulaInputs(*modules[i]);
+    absl::StatusOr<std::vector<Literal>> expected = EvaluateFlat(*modules[i], inputs);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    absl::StatusOr<std::vector<Literal>> actual = (*executables[i])->Run(inputs);
+    ASSERT_TRUE(actual.ok()) << modules[i]->name() << ": " << actual.status();
+    const EquivalenceReport report = CompareLiterals(*expected, *actual);
+    EXPECT_TRUE(report.equivalent) << modules[i]->name() << ": " << report.message;
+  }
 }
 
 TEST(CpuExecutableCorpusTest, DatasetMatchesTheInterpreter) {
