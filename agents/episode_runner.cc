@@ -64,6 +64,7 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
   result.truncated = info.truncated;
   result.fingerprint = info.fingerprint;
   result.choices = env.record().choices;
+  result.final_module = env.module().Clone();
   result.seconds = elapsed();
   return result;
 }

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "agents/agent.h"
+#include "core/ir/module.h"
 #include "envs/hlo_rewrite_env.h"
 
 namespace hlogym {
@@ -27,9 +29,16 @@ struct EpisodeResult {
   bool truncated = false;
   uint64_t fingerprint = 0;     // of the final module
   std::vector<std::vector<int64_t>> choices;  // per step, replayable
+  std::shared_ptr<const Module> final_module;  // the module at the episode's end
   double seconds = 0;           // wall time of the episode, agent included
   std::string stopped;          // why it ended early (EpisodeLimits, env limits), if it did
   std::string error;            // RunEpisodes: why this episode failed, if it did
+  // Set by MeasureEpisodes: where the runtimes above were measured, and the
+  // runtimes the episode itself saw (its env's runtime source).
+  std::string measured_on;
+  struct {
+    double original_runtime = 0, default_runtime = 0, final_runtime = 0;
+  } planned;
 };
 
 // Guards against episodes that run away (some policies make modules grow

@@ -66,15 +66,20 @@ class Agent:
     def run_episodes(self, env: Any, benchmarks: Iterable[int], *, episodes: int = 1,
                      parallelism: int = 0,
                      on_done: Callable[[dict], None] | None = None,
-                     max_seconds: float = 0, max_growth: float = 0) -> list[dict]:
+                     max_seconds: float = 0, max_growth: float = 0,
+                     measure_on: str | None = None) -> list[dict]:
         """Whole episodes on forks of `env`'s first environment: `episodes` per
         benchmark index (seeds self.seed, self.seed + 1, ...), up to
         `parallelism` at a time (0: all cores). Returns one dict per episode
         (runtimes, steps, rewrites, the choices of every step, 'error').
-        `max_seconds`/`max_growth` stop runaway episodes between steps."""
+        `max_seconds`/`max_growth` stop runaway episodes between steps.
+        `measure_on` ('cpu', 'gpu', ...) times the original, default-pipeline
+        and final modules there once the episodes are over (one at a time), so
+        that episodes can plan on the fast cost model and still report
+        measured runtimes; what the episodes saw is kept under 'planned'."""
         tasks = [(int(b), self.seed + e) for b in benchmarks for e in range(int(episodes))]
         return _hlogym.run_episodes(_pool_of(env), self.spec, tasks, int(parallelism), on_done,
-                                    float(max_seconds), float(max_growth))
+                                    float(max_seconds), float(max_growth), measure_on or "")
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:

@@ -26,10 +26,16 @@ from hlogym.resources import data_dir
 #: 126, the largest jax.random samplers) are skipped; an episode stops after
 #: 30 s (search plans within the same 30 s) or once its module grew 8x, since
 #: greedy lookahead on a few growing random_* modules takes minutes; and no
-#: new chunk of modules starts after 150 s. The backend is the GPU where one
-#: is usable (rewards measured there), else the H100 cost model: measuring on
-#: the CPU takes longer than 5 minutes on 2 cores.
+#: new chunk of modules starts after 150 s. Runtimes are measured on the GPU
+#: where one is usable (rewards too), else on the CPU: there the episodes plan
+#: on the cost model of the CPU (greedy and search look ahead thousands of times,
+#: which CPU measurement cannot do in 5 minutes on 2 cores) and each module's
+#: original, default-pipeline and final modules are then timed on the CPU.
 MAIN_OUT = Path("build") / "main"
+#: Shorter CPU measurements than the default (one warm-up, timed runs for
+#: 0.1 s instead of 0.5 s): some 500 modules are timed, the unfused ones for
+#: up to 200 ms a run.
+MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1)"
 MAIN_ARGS = ["compare", "--agents", "random,greedy,xla,search(budget=16, beam=2, seconds=30)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
              "--max-steps", "128", "--max-growth", "8", "--episode-timeout", "30",
@@ -101,14 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _main_backend() -> str:
-    """gpu where a GPU and the GPU backend are usable, else cost."""
+def _main_backend() -> list[str]:
+    """--backend gpu where a GPU and the GPU backend are usable, else the CPU
+    backend's measurements of episodes planned on the cost model, else the
+    cost model alone."""
     from hlogym import _hlogym
     from hlogym.cli_common import cuda_devices
 
     if cuda_devices() > 0 and _hlogym.runtime_source_error("gpu") is None:
-        return "gpu"
-    return "cost"
+        return ["--backend", "gpu"]
+    if _hlogym.runtime_source_error("cpu") is None:
+        return ["--backend", MAIN_CPU_BACKEND, "--reward-backend", "cost:cpu"]
+    return ["--backend", "cost"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["main"] and not {"-h", "--help"} & set(argv[1:]):
         # `main` is compare with fixed arguments; later ones (e.g. --backend cost) win.
         MAIN_OUT.mkdir(parents=True, exist_ok=True)
-        argv = MAIN_ARGS + ["--backend", _main_backend()] + argv[1:]
+        argv = MAIN_ARGS + _main_backend() + argv[1:]
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

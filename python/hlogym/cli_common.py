@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-BACKENDS = ("auto", "cost", "cpu", "gpu")
+#: cost is the H100 cost model (as cost:h100); cost:cpu models this CPU.
+BACKENDS = ("auto", "cost", "cost:h100", "cost:cpu", "cpu", "gpu")
 
 
 class CliError(Exception):
@@ -29,28 +30,31 @@ def cuda_devices() -> int:
         return 0
 
 
-def resolve_backend(name: str) -> str:
+def resolve_backend(spec: str) -> str:
     """The runtime source spec for --backend: auto picks gpu where a GPU and
-    the GPU backend exist, else cpu where the CPU backend works, else cost."""
+    the GPU backend exist, else cpu where the CPU backend works, else cost.
+    cpu and gpu may carry measurement options: 'cpu(min_runs=3, max_seconds=0.1)'."""
     from hlogym import _hlogym
 
-    if name not in BACKENDS:
-        raise CliError(f"unknown backend {name!r}; known: {', '.join(BACKENDS)}")
-    if name == "cost":
-        return "cost"
+    name, _, options = spec.partition("(")
+    if name not in BACKENDS or (options and name not in ("cpu", "gpu")):
+        raise CliError(f"unknown backend {spec!r}; known: {', '.join(BACKENDS)} "
+                       f"(cpu and gpu take measurement options, e.g. 'cpu(max_seconds=0.1)')")
+    if name.startswith("cost"):
+        return name
     if name == "gpu":
         if cuda_devices() == 0:
             raise CliError("--backend gpu: no CUDA GPU is visible on this machine; "
                            "use --backend cpu (measured on the CPU) or --backend cost")
-        error = _hlogym.runtime_source_error("gpu")
+        error = _hlogym.runtime_source_error(spec)
         if error:
             raise CliError(f"--backend gpu: {error}; use --backend cpu or --backend cost")
-        return "gpu"
+        return spec
     if name == "cpu":
-        error = _hlogym.runtime_source_error("cpu")
+        error = _hlogym.runtime_source_error(spec)
         if error:
             raise CliError(f"--backend cpu: {error}; use --backend cost")
-        return "cpu"
+        return spec
     if cuda_devices() > 0 and _hlogym.runtime_source_error("gpu") is None:
         return "gpu"
     if _hlogym.runtime_source_error("cpu") is None:
@@ -59,8 +63,11 @@ def resolve_backend(name: str) -> str:
 
 
 def backend_label(spec: str) -> str:
-    return {"cost": "cost model (H100 estimate)", "cpu": "CPU, measured",
-            "gpu": "GPU, measured"}.get(spec, spec)
+    name, paren, options = spec.partition("(")
+    label = {"cost": "cost model (H100 estimate)", "cost:h100": "cost model (H100 estimate)",
+             "cost:cpu": "cost model (CPU estimate)", "cpu": "CPU, measured",
+             "gpu": "GPU, measured"}.get(name, name)
+    return f"{label} ({options[:-1]})" if paren else label
 
 
 def split_agents(text: str) -> list[str]:

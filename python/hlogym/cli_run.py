@@ -16,8 +16,14 @@ from hlogym.cli_common import (BACKENDS, CliError, backend_label, check_agent, d
 
 def add_common_arguments(p) -> None:
     p.add_argument("--env", default="fusion-v0", help="env id (configs/ENV.yaml) or a YAML path")
-    p.add_argument("--backend", default="auto", choices=BACKENDS, metavar="{auto,cost,cpu,gpu}",
-                   help="where runtimes come from (auto: gpu, else cpu, else the cost model)")
+    p.add_argument("--backend", default="auto", metavar="{auto,cost,cost:cpu,cpu,gpu}",
+                   help="where runtimes come from (auto: gpu, else cpu, else the cost model); "
+                        "cpu and gpu take measurement options, e.g. 'cpu(max_seconds=0.1)'")
+    p.add_argument("--reward-backend", metavar="{auto,cost,cost:cpu,cpu,gpu}",
+                   help="where the episodes' rewards and the agents' lookahead come from "
+                        "(default: --backend); when it differs, each module's original, "
+                        "default-pipeline and final runtimes are measured on --backend "
+                        "after the episodes")
     p.add_argument("--dataset", nargs="+", metavar="PATH",
                    help="directories and/or .hlo files (default: the env's dataset)")
     p.add_argument("--limit", type=int, help="use only the first N modules (sorted by path)")
@@ -75,6 +81,9 @@ def _setup(args, agents: list[str]):
     for spec in agents:
         check_agent(spec)
     backend = resolve_backend(args.backend)
+    reward = resolve_backend(args.reward_backend) if args.reward_backend else backend
+    args.reward_source = reward
+    args.measure_on = backend if reward != backend else None
     from hlogym.config import load_config
 
     try:
@@ -86,7 +95,7 @@ def _setup(args, agents: list[str]):
         files = _small_enough(files, args.env, args.max_instructions)
     if args.limit:
         files = files[:args.limit]
-    env = make_env(args.env, files, backend, args.max_steps)
+    env = make_env(args.env, files, reward, args.max_steps)
     return backend, files, env
 
 
@@ -140,7 +149,8 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
                 episodes = agent.run_episodes(env, modules, episodes=args.episodes,
                                               parallelism=parallelism, on_done=progress.update,
                                               max_seconds=args.episode_timeout,
-                                              max_growth=args.max_growth)
+                                              max_growth=args.max_growth,
+                                              measure_on=args.measure_on)
                 for m in range(len(modules)):
                     results[spec].append(episodes[m * args.episodes:(m + 1) * args.episodes])
             done = modules.stop
@@ -276,6 +286,15 @@ def _modules_payload(files, episodes_per_module):
              "episodes": eps} for eps in episodes_per_module]
 
 
+def _runtimes_label(args, backend: str) -> str:
+    """Where the table's runtimes come from, and the rewards if elsewhere."""
+    label = backend_label(backend)
+    if args.measure_on:
+        label += (f"; episodes planned on {backend_label(args.reward_source)}, "
+                  f"then each module's original, default and final runtimes measured")
+    return label
+
+
 def _note_unfinished(done: int, total: int, budget) -> None:
     if done < total:
         print(f"note: --time-budget {budget:g} s ran out after {done} of {total} modules; "
@@ -287,12 +306,13 @@ def cmd_rollout(args) -> int:
     started = time.perf_counter()
     results, done = run_agents(env, [args.agent], len(files), args)
     elapsed = time.perf_counter() - started
-    print(f"agent {args.agent} on {args.env}, backend: {backend_label(backend)}, "
+    print(f"agent {args.agent} on {args.env}, backend: {_runtimes_label(args, backend)}, "
           f"{done} modules x {args.episodes} episode(s) in {elapsed:.1f} s")
     print(rollout_table(results[args.agent]))
     _note_unfinished(done, len(files), args.time_budget)
     if args.out:
         _write_json(args.out, {"command": "rollout", "env": args.env, "backend": backend,
+                               "reward_backend": args.reward_source,
                                "agent": args.agent, "seed": args.seed,
                                "modules": _modules_payload(files, results[args.agent])})
     return 0
@@ -304,7 +324,7 @@ def cmd_compare(args) -> int:
     started = time.perf_counter()
     results, done = run_agents(env, agents, len(files), args)
     elapsed = time.perf_counter() - started
-    print(f"{', '.join(agents)} on {args.env}, backend: {backend_label(backend)}, "
+    print(f"{', '.join(agents)} on {args.env}, backend: {_runtimes_label(args, backend)}, "
           f"{done} modules x {args.episodes} episode(s) in {elapsed:.1f} s; "
           f"runtimes in microseconds, the best episode per module")
     table, summary = compare_table(results, done)
@@ -316,6 +336,7 @@ def cmd_compare(args) -> int:
         print(f"bar chart: {args.plot}")
     if args.out:
         _write_json(args.out, {"command": "compare", "env": args.env, "backend": backend,
+                               "reward_backend": args.reward_source,
                                "seed": args.seed, "summary": summary,
                                "agents": {a: _modules_payload(files, results[a]) for a in agents}})
     return 0

@@ -1,6 +1,8 @@
 // Python bindings of the built-in agents: the registry (make_agent,
 // agent_names), acting on a pool, and whole episodes run by C++ in parallel.
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "agents/agent.h"
+#include "agents/episode_measurement.h"
 #include "agents/episode_runner.h"
 #include "agents/pool_actor.h"
 #include "agents/random_agent.h"
@@ -41,7 +44,27 @@ py::dict ResultDict(const EpisodeResult& r) {
   d["seconds"] = r.seconds;
   d["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));
   d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
+  if (!r.measured_on.empty()) {
+    d["measured_on"] = r.measured_on;
+    py::dict planned;
+    planned["original_runtime"] = r.planned.original_runtime;
+    planned["default_runtime"] = r.planned.default_runtime;
+    planned["final_runtime"] = r.planned.final_runtime;
+    d["planned"] = planned;
+  }
   return d;
+}
+
+// One runtime source per spec for the whole process, so that the kernels and
+// measurements it caches serve every later call.
+std::shared_ptr<RuntimeSource> SharedRuntimeSource(const std::string& spec) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<RuntimeSource>>* sources =
+      new std::map<std::string, std::shared_ptr<RuntimeSource>>;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = sources->find(spec);
+  if (it == sources->end()) it = sources->emplace(spec, Unwrap(MakeRuntimeSource(spec))).first;
+  return it->second;
 }
 
 py::array_t<int64_t> ToArray(std::vector<int64_t> values, std::vector<py::ssize_t> shape) {
@@ -107,7 +130,8 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
       "run_episodes",
       [](const EnvPool& pool, const std::string& agent_spec,
          const std::vector<std::tuple<int64_t, uint64_t>>& tasks, int parallelism,
-         std::function<void(py::dict)> on_done, double max_seconds, double max_growth) {
+         std::function<void(py::dict)> on_done, double max_seconds, double max_growth,
+         const std::string& measure_on) {
         std::vector<EpisodeTask> episode_tasks;
         for (const auto& [benchmark, seed] : tasks) episode_tasks.push_back({benchmark, seed});
         std::function<void(const EpisodeResult&)> callback;
@@ -125,8 +149,15 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
         {
           py::gil_scoped_release release;
           std::unique_ptr<HloRewriteEnv> prototype = Unwrap(pool.ForkEnv(0));
+          // Made before the episodes: a source that cannot be had here fails
+          // the call at once.
+          std::shared_ptr<RuntimeSource> measure =
+              measure_on.empty() ? nullptr : SharedRuntimeSource(measure_on);
           results = Unwrap(RunEpisodes(*prototype, agent_spec, episode_tasks, parallelism,
                                        callback, EpisodeLimits{max_seconds, max_growth}));
+          if (measure != nullptr) {
+            Check(MeasureEpisodes(prototype->benchmarks(), *measure, results));
+          }
         }
         py::list out;
         for (const EpisodeResult& r : results) out.append(ResultDict(r));
@@ -134,13 +165,18 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
       },
       py::arg("pool"), py::arg("agent"), py::arg("tasks"), py::arg("parallelism") = 0,
       py::arg("on_done") = nullptr, py::arg("max_seconds") = 0.0, py::arg("max_growth") = 0.0,
+      py::arg("measure_on") = "",
       R"doc(
 Runs whole episodes of a built-in agent on forks of the pool's env 0: one per
 (benchmark index, seed) task, up to `parallelism` at a time, each with a fresh
 agent seeded with the task's seed. `on_done(result)` is called as each ends.
 Returns one dict per task, in task order; a failed episode has 'error' set.
 max_seconds and max_growth (instructions relative to the start) stop runaway
-episodes between steps, keeping the state reached ('stopped' says why); 0: no limit.)doc");
+episodes between steps, keeping the state reached ('stopped' says why); 0: no limit.
+measure_on (a runtime source: 'cpu', 'gpu', 'cost:cpu', ...) times each
+episode's original, default-pipeline and final modules there after all
+episodes ended, one at a time; the runtimes the episodes saw move to
+'planned', and 'measured_on' names the source.)doc");
 
   m.def(
       "runtime_source_error",

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +84,63 @@ def test_compare_has_a_column_per_agent_and_a_plot(tmp_path):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_episodes_planned_on_one_source_are_timed_on_another(tmp_path):
+    """--reward-backend plans on one runtime source, --backend times the end
+    states: with two cost models (deterministic) the table must show exactly
+    the CPU model's estimates of the modules the H100-planned episodes reached."""
+    import hlogym
+
+    out = tmp_path / "results.json"
+    result = run("rollout", "--agent", "xla", "--backend", "cost:cpu", "--reward-backend", "cost",
+                 "--dataset", SOFTMAX, "--max-steps", "64", "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "backend: cost model (CPU estimate); episodes planned on cost model (H100" in result.stdout
+    payload = json.loads(out.read_text())
+    assert payload["backend"] == "cost:cpu" and payload["reward_backend"] == "cost"
+    episode = payload["modules"][0]["episodes"][0]
+    assert episode["measured_on"] == "cost:cpu"
+    planned = episode["planned"]
+    # Replaying the decisions gives the final module: its CPU estimate is the
+    # table's final runtime, and its H100 estimate what the episode saw.
+    env = hlogym.HloGymEnv("fusion-v0", dataset=[SOFTMAX], max_steps=64)
+    env.reset(seed=0)
+    for choices in episode["choices"]:
+        action = np.zeros(env.action_space.shape, dtype=np.int64)
+        action[:len(choices)] = choices
+        env.step(action)
+    final = env.module()
+    assert episode["final_runtime"] == pytest.approx(hlogym.estimate(final, "cpu")["seconds"])
+    assert planned["final_runtime"] == pytest.approx(hlogym.estimate(final, "h100")["seconds"])
+    assert episode["final_runtime"] != pytest.approx(planned["final_runtime"])
+    baseline = hlogym.HloModule.from_file(SOFTMAX)
+    hlogym.Pipeline.default().run(baseline)
+    assert episode["default_runtime"] == pytest.approx(hlogym.estimate(baseline, "cpu")["seconds"])
+
+
+def test_cpu_measured_table_from_cost_planned_episodes(tmp_path):
+    from hlogym import _hlogym
+
+    if _hlogym.runtime_source_error("cpu") is not None:
+        pytest.skip("no CPU backend here")
+    out = tmp_path / "results.json"
+    result = run("compare", "--agents", "random,xla", "--backend", "cpu", "--reward-backend",
+                 "cost:cpu", "--dataset", SOFTMAX, "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "backend: CPU, measured; episodes planned on cost model (CPU estimate)" in result.stdout
+    episodes = {agent: modules[0]["episodes"][0]
+                for agent, modules in json.loads(out.read_text())["agents"].items()}
+    for episode in episodes.values():
+        assert episode["error"] is None, episode["error"]
+        assert episode["measured_on"] == "cpu"
+        for key in ("original_runtime", "default_runtime", "final_runtime"):
+            assert episode[key] > 0 and episode["planned"][key] > 0
+            assert episode[key] != episode["planned"][key]
+    # A module is timed once (measurements are cached by fingerprint): both
+    # agents' rows share the baselines.
+    assert episodes["random"]["original_runtime"] == episodes["xla"]["original_runtime"]
+    assert episodes["random"]["default_runtime"] == episodes["xla"]["default_runtime"]
+
+
 def test_validate_replays_rollout_decisions(tmp_path):
     out = tmp_path / "results.json"
     assert run("rollout", "--agent", "greedy", "--backend", "cost", "--dataset", SOFTMAX,
@@ -149,7 +207,11 @@ def test_bench_runs_a_built_benchmark():
     (["rollout", "--agent", "genius"], ["unknown agent `genius`", "greedy, random, search, xla"]),
     (["compare", "--agents", "random,search(depth=2)"], ["has no option `depth`"]),
     (["rollout", "--env", "nope-v0"], ["unknown env id 'nope-v0'"]),
-    (["rollout", "--backend", "tpu"], ["invalid choice: 'tpu'"]),
+    (["rollout", "--backend", "tpu"], ["unknown backend 'tpu'", "cost:cpu"]),
+    (["rollout", "--backend", "cpu(runs=3)"], ["reward source `cpu` has no option `runs`"]),
+    (["rollout", "--backend", "cpu(max_seconds=fast)"],
+     ["reward source option `max_seconds` must be a number, got `fast`"]),
+    (["rollout", "--backend", "cost(min_runs=3)"], ["unknown backend 'cost(min_runs=3)'"]),
     (["rollout", "--dataset", "missing.hlo"], ["file not found: missing.hlo"]),
     (["rollout", "--dataset", "no/such/dir"], ["not found"]),
     (["inspect", "missing.hlo"], ["file not found: missing.hlo"]),
