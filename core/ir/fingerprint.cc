@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 
 namespace hlogym {
 namespace {
@@ -158,6 +159,8 @@ void HashAttrs(Hasher& h, const OpAttrs& attrs) {
 
 class Fingerprinter {
  public:
+  explicit Fingerprinter(size_t instructions = 0) { instructions_.reserve(instructions); }
+
   uint64_t Of(const Computation& c) {
     auto it = computations_.find(&c);
     if (it != computations_.end()) return it->second;
@@ -198,8 +201,10 @@ class Fingerprinter {
  private:
   // The operands an instruction's canonical walk visits, in order:
   // alternatives' by hash, as they are an unordered set.
-  std::vector<const Instruction*> WalkOrder(const Instruction& inst) const {
-    std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
+  // Inline: one is made per instruction walked.
+  using Walk = absl::InlinedVector<const Instruction*, 4>;
+  Walk WalkOrder(const Instruction& inst) const {
+    Walk operands(inst.operands().begin(), inst.operands().end());
     if (inst.opcode() == Opcode::kAlternatives) {
       std::stable_sort(operands.begin(), operands.end(), [&](const auto* a, const auto* b) {
         return instructions_.at(a) < instructions_.at(b);
@@ -219,7 +224,7 @@ class Fingerprinter {
     Hasher h;
     struct Frame {
       const Instruction* inst;
-      std::vector<const Instruction*> operands;
+      Walk operands;
       size_t next = 0;
     };
     std::vector<Frame> stack;
@@ -258,13 +263,13 @@ class Fingerprinter {
     for (const Computation* callee : inst.called_computations()) {
       h.Int(callee == nullptr ? 0 : static_cast<int64_t>(Of(*callee)));
     }
-    std::vector<uint64_t> operands;
+    absl::InlinedVector<uint64_t, 4> operands;
     for (const Instruction* o : inst.operands()) operands.push_back(instructions_.at(o));
     // Alternatives are an unordered set of choices, as in HloEnv's hash.
     if (inst.opcode() == Opcode::kAlternatives) std::sort(operands.begin(), operands.end());
     h.Int(static_cast<int64_t>(operands.size()));
     for (uint64_t o : operands) h.Int(static_cast<int64_t>(o));
-    std::vector<uint64_t> preds;
+    absl::InlinedVector<uint64_t, 4> preds;
     for (const Instruction* p : inst.control_predecessors()) preds.push_back(instructions_.at(p));
     std::sort(preds.begin(), preds.end());
     for (uint64_t p : preds) h.Int(static_cast<int64_t>(p));
@@ -280,7 +285,7 @@ class Fingerprinter {
 uint64_t Fingerprint(const Module& module) {
   Hasher h;
   if (module.entry() != nullptr) {
-    Fingerprinter f;
+    Fingerprinter f(static_cast<size_t>(module.instruction_count()));
     h.Int(static_cast<int64_t>(f.Of(*module.entry())));
   }
   if (const auto& layout = module.entry_computation_layout()) {

@@ -1,6 +1,7 @@
 #include "core/ir/module.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -23,8 +24,15 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
       NoteInstructionName(inst->name());
     }
   }
-  auto it = std::find_if(computations_.begin(), computations_.end(),
-                         [&](const auto& p) { return p.get() == before; });
+  // Searched from the back: passes add callees just before their caller,
+  // which is usually the entry, last. (Computations are distinct, so the
+  // match is the same one a forward search finds.)
+  auto it = computations_.end();
+  if (before != nullptr) {
+    auto rit = std::find_if(computations_.rbegin(), computations_.rend(),
+                            [&](const auto& p) { return p.get() == before; });
+    it = rit == computations_.rend() ? computations_.end() : std::prev(rit.base());
+  }
   computations_.insert(it, std::move(computation));
   return comp;
 }

@@ -179,9 +179,14 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
     return absl::Span<Instruction* const>(&it->second, 1);
   };
   std::unique_ptr<Module> copy = module.CloneParts(part);
-  // The copied nodes are the live ones in the same node order; each now
-  // reads only its choice.
-  std::vector<AlternativeNode> kept = FindAlternatives(*copy);
+  // The copied nodes are the live ones, each now reading only its choice. A
+  // copy is stored in post-order, so storage order is their node order.
+  std::vector<AlternativeNode> kept;
+  for (const auto& computation : copy->computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() == Opcode::kAlternatives) kept.push_back({inst.get(), -1});
+    }
+  }
   std::vector<int64_t> first(kept.size(), 0);
   Select(*copy, kept, first);
   return copy;

@@ -13,6 +13,14 @@ void ForEachDependency(const Instruction* inst, F&& f) {
   for (const Instruction* pred : inst->control_predecessors()) f(pred);
 }
 
+// Levels of a computation's instructions when first computed climb by this
+// much per edge, leaving room below each user: the nodes the Rewriter adds
+// between an operand and its user (an alternatives node, one level above the
+// original it offers choices for, whose candidates sit below the original's
+// users) then fit under the user, and AddedEdge has nothing to raise. With
+// a step of 1 every such edge raised the user and everything after it.
+constexpr int64_t kGap = 16;
+
 }  // namespace
 
 bool DependencyLevels::DependsOnByFullWalk(const Instruction* from,
@@ -34,7 +42,8 @@ const int64_t* DependencyLevels::Level(const Instruction* instruction) const {
   return it == level_.end() ? nullptr : &it->second;
 }
 
-std::optional<int64_t> DependencyLevels::LevelAbove(const Instruction* instruction) const {
+std::optional<int64_t> DependencyLevels::LevelAbove(const Instruction* instruction,
+                                                    int64_t step) const {
   int64_t level = 0;
   bool known = true;
   ForEachDependency(instruction, [&](const Instruction* dep) {
@@ -42,7 +51,7 @@ std::optional<int64_t> DependencyLevels::LevelAbove(const Instruction* instructi
     if (dep_level == nullptr) {
       known = false;
     } else {
-      level = std::max(level, *dep_level + 1);
+      level = std::max(level, *dep_level + step);
     }
   });
   if (!known) return std::nullopt;
@@ -59,7 +68,7 @@ bool DependencyLevels::Ensure(const Computation* computation) {
   bool ordered = order.size() == static_cast<size_t>(computation->instruction_count());
   for (const Instruction* inst : order) {
     if (!ordered) break;
-    const std::optional<int64_t> level = LevelAbove(inst);
+    const std::optional<int64_t> level = LevelAbove(inst, kGap);
     ordered = level.has_value();
     if (ordered) level_[inst] = *level;
   }
@@ -74,7 +83,7 @@ void DependencyLevels::Added(const Instruction* instruction) {
   auto it = ordered_.find(instruction->parent());
   // Not computed yet: the first query will see the instruction.
   if (it == ordered_.end() || !it->second) return;
-  const std::optional<int64_t> level = LevelAbove(instruction);
+  const std::optional<int64_t> level = LevelAbove(instruction, 1);
   if (!level) {
     it->second = false;
     return;

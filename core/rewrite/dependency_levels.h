@@ -42,9 +42,10 @@ class DependencyLevels {
   // it is walked in full.
   bool Ensure(const Computation* computation);
   const int64_t* Level(const Instruction* instruction) const;
-  // One more than the highest level among `instruction`'s dependencies, or
-  // nullopt when one of them has none (outside the computation, or unlevelled).
-  std::optional<int64_t> LevelAbove(const Instruction* instruction) const;
+  // `step` more than the highest level among `instruction`'s dependencies,
+  // or nullopt when one of them has none (outside the computation, or
+  // unlevelled).
+  std::optional<int64_t> LevelAbove(const Instruction* instruction, int64_t step) const;
 
   absl::flat_hash_map<const Computation*, bool> ordered_;
   absl::flat_hash_map<const Instruction*, int64_t> level_;
