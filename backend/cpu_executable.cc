@@ -141,7 +141,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
     ++stats_.blas_op_count;
     return step;
   }
-  if (op == Opcode::kTopK && (step->host = MakeTopK(inst)) != nullptr) {
+  if (op == Opcode::kScatter) step->host = MakeScatter(inst);
+  if (op == Opcode::kTopK) step->host = MakeTopK(inst);
+  if (step->host != nullptr) {
     ++stats_.native_host_op_count;
     return step;
   }

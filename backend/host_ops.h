@@ -40,6 +40,11 @@ std::unique_ptr<HostOp> MakeIm2colConvolution(const Instruction& convolution);
 // ordered as the interpreter orders them. Returns nullptr otherwise.
 std::unique_ptr<HostOp> MakeTopK(const Instruction& topk);
 
+// scatter of one f32/f64 operand with an add or multiply combiner (any
+// dimension numbers, s32/s64 indices), allocation-free and identical to the
+// interpreter's. Returns nullptr otherwise.
+std::unique_ptr<HostOp> MakeScatter(const Instruction& scatter);
+
 // Any op the reference interpreter evaluates on its own (elementwise, data
 // movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
 // topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).
