@@ -24,9 +24,7 @@ bool IsFree(const Instruction& inst) {
   }
 }
 
-// Rough cost of one element of an elementwise op, in flops: transcendental
-// functions take a polynomial or two.
-double FlopsPerElement(Opcode opcode) {
+bool IsTranscendental(Opcode opcode) {
   switch (opcode) {
     case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p:
     case Opcode::kTanh: case Opcode::kLogistic: case Opcode::kErf: case Opcode::kPower:
@@ -34,7 +32,17 @@ double FlopsPerElement(Opcode opcode) {
     case Opcode::kCbrt: case Opcode::kAcos: case Opcode::kAsin: case Opcode::kAtan:
     case Opcode::kAcosh: case Opcode::kAsinh: case Opcode::kAtanh: case Opcode::kCosh:
     case Opcode::kSinh:
-      return 16;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Rough cost of one element of an elementwise op, in flops: transcendental
+// functions take what the device says.
+double FlopsPerElement(Opcode opcode, const DeviceSpec& device) {
+  if (IsTranscendental(opcode)) return device.transcendental_flops;
+  switch (opcode) {
     case Opcode::kDivide: case Opcode::kRemainder: case Opcode::kSqrt:
     case Opcode::kRsqrt:
       return 4;
@@ -52,9 +60,9 @@ double Elements(const Shape& shape) {
   return shape.IsArray() ? static_cast<double>(shape.element_count()) : 0;
 }
 
-double ComputationFlops(const Computation& computation);
+double ComputationFlops(const Computation& computation, const DeviceSpec& device);
 
-double InstructionFlops(const Instruction& inst) {
+double InstructionFlops(const Instruction& inst, const DeviceSpec& device) {
   const double out = Elements(inst.shape());
   switch (inst.opcode()) {
     case Opcode::kDot: {
@@ -88,15 +96,25 @@ double InstructionFlops(const Instruction& inst) {
     }
     case Opcode::kFusion:
       return inst.called_computations().empty() ? out
-                                                : ComputationFlops(*inst.fused_computation());
+                                                : ComputationFlops(*inst.fused_computation(), device);
     default:
-      return IsElementwise(inst.opcode()) ? out * FlopsPerElement(inst.opcode()) : 0;
+      return IsElementwise(inst.opcode()) ? out * FlopsPerElement(inst.opcode(), device) : 0;
   }
 }
 
-double ComputationFlops(const Computation& computation) {
+// Elements of transcendental functions one kernel evaluates.
+double Transcendentals(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kFusion && !inst.called_computations().empty()) {
+    double n = 0;
+    for (const auto& i : inst.fused_computation()->instructions()) n += Transcendentals(*i);
+    return n;
+  }
+  return IsTranscendental(inst.opcode()) ? Elements(inst.shape()) : 0;
+}
+
+double ComputationFlops(const Computation& computation, const DeviceSpec& device) {
   double flops = 0;
-  for (const auto& inst : computation.instructions()) flops += InstructionFlops(*inst);
+  for (const auto& inst : computation.instructions()) flops += InstructionFlops(*inst, device);
   return flops;
 }
 
@@ -169,11 +187,13 @@ void AddKernel(const Instruction& inst, const DeviceSpec& device, double repeat,
   } else {
     for (int64_t i = 0; i < inst.operand_count(); ++i) bytes += OperandBytesRead(inst, i);
   }
-  const double flops = InstructionFlops(inst);
+  const double flops = InstructionFlops(inst, device);
   const double seconds =
       std::max(bytes / device.bandwidth_bytes_per_s, flops / device.peak_flops_per_s) +
       device.launch_seconds;
-  estimate->per_kernel.push_back({&inst, bytes, flops, seconds});
+  const double transcendentals = Transcendentals(inst);
+  estimate->per_kernel.push_back({&inst, bytes, flops, seconds, transcendentals});
+  estimate->transcendentals += transcendentals * repeat;
   estimate->seconds += seconds * repeat;
   estimate->bytes += bytes * repeat;
   estimate->flops += flops * repeat;
@@ -210,6 +230,7 @@ void AddComputation(const Computation& computation, const DeviceSpec& device,
         estimate->seconds += worst.seconds * repeat;
         estimate->bytes += worst.bytes * repeat;
         estimate->flops += worst.flops * repeat;
+        estimate->transcendentals += worst.transcendentals * repeat;
         estimate->kernels += worst.kernels;
         for (KernelCost& k : worst.per_kernel) estimate->per_kernel.push_back(k);
         break;
@@ -223,7 +244,7 @@ void AddComputation(const Computation& computation, const DeviceSpec& device,
 }  // namespace
 
 DeviceSpec H100Device() { return {"h100", 3.35e12, 60e12, 5e-6}; }
-DeviceSpec CpuDevice() { return {"cpu", 20e9, 50e9, 1e-6}; }
+DeviceSpec CpuDevice() { return {"cpu", 20e9, 50e9, 1e-6, 45}; }
 
 absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name) {
   if (name == "h100") return H100Device();

@@ -19,6 +19,10 @@ struct DeviceSpec {
   double bandwidth_bytes_per_s;  // memory bandwidth
   double peak_flops_per_s;       // arithmetic peak (no tensor cores)
   double launch_seconds;         // per-kernel launch/dispatch cost
+  // What one element of a transcendental function (exp, log, sin, tanh,
+  // pow, ...) costs in flops: a GPU's special function units make it a
+  // few; a CPU evaluates a vectorized polynomial and range reduction.
+  double transcendental_flops = 16;
 };
 
 // An NVIDIA H100 SXM: HBM3 about 3.35 TB/s, about 60 TFLOP/s fp32 without
@@ -26,7 +30,9 @@ struct DeviceSpec {
 DeviceSpec H100Device();
 // A generic server CPU core pair (the CI machine's class): about 20 GB/s,
 // about 50 GFLOP/s, about 1 us per kernel (a function call plus a TBB
-// dispatch). Calibrate() fits real numbers.
+// dispatch), and 45 flops per transcendental element: libmvec's AVX2 log and
+// sin take 1.5-1.8 ns per element on one core (5-6 cycles), 45 flops at
+// 25 GFLOP/s a core. Calibrate() fits real numbers.
 DeviceSpec CpuDevice();
 // "h100" or "cpu"; anything else is an error listing both.
 absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name);
@@ -34,8 +40,9 @@ absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name);
 struct KernelCost {
   const Instruction* kernel;
   double bytes;    // read + written
-  double flops;
+  double flops;    // transcendentals weighted by the device's transcendental_flops
   double seconds;  // max(bytes/bw, flops/peak) + launch
+  double transcendentals = 0;  // elements of transcendental functions (in flops)
 };
 
 struct CostEstimate {
@@ -43,6 +50,7 @@ struct CostEstimate {
   int64_t kernels = 0;
   double bytes = 0;
   double flops = 0;
+  double transcendentals = 0;
   std::vector<KernelCost> per_kernel;  // in execution order
 };
 

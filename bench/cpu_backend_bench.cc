@@ -17,7 +17,8 @@
 // graphs of one module (random fusion decisions, the unfused and the
 // default-pipeline module) and reports how often the model orders a pair as
 // measurement does: raw CpuDevice(), and calibrated with Calibrate() on the
-// kernels of every other module (fit on one half, scored on the other).
+// kernels of every other module (fit on one half, scored on the other);
+// HLOGYM_BENCH_RANK_DETAIL=1 prints each pair the raw model misorders.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "backend/cost_model.h"
 #include "backend/cpu_executable.h"
@@ -96,6 +99,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // the cost model needs (per-kernel bytes/flops, to refit it).
 struct RankSample {
   int module = 0;
+  std::string graph;  // "unfused", "default", "p0.25", ...
   double measured = 0;
   CostEstimate estimate;
 };
@@ -228,8 +232,8 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
   // Ranking samples: the unfused and default modules, and random decisions
   // (modules whose fused run is short, to keep the bench's time bounded).
   RankSamples().push_back(
-      {module_number, mu->median_seconds, EstimateCost(**unfused, CpuDevice())});
-  RankSamples().push_back({module_number, mf->median_seconds, estimate});
+      {module_number, "unfused", mu->median_seconds, EstimateCost(**unfused, CpuDevice())});
+  RankSamples().push_back({module_number, "default", mf->median_seconds, estimate});
   if (alternatives > 0 && mf->median_seconds < 0.1) {
     MeasurementOptions quick;
     quick.max_seconds = 0.5;
@@ -246,7 +250,8 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
       absl::StatusOr<Measurement> r =
           MeasureRuns([&] { return (*e)->Execute(leaves); }, quick, DeviceTimingMutex("cpu"));
       if (r.ok()) {
-        RankSamples().push_back({module_number, r->median_seconds, EstimateCost(**m, CpuDevice())});
+        RankSamples().push_back({module_number, absl::StrCat("p", p), r->median_seconds,
+                                 EstimateCost(**m, CpuDevice())});
       }
     }
   }
@@ -263,12 +268,15 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
   state.counters["unshared_MB"] = static_cast<double>(s.unshared_bytes) / 1e6;
 }
 
-// Estimated seconds of `estimate` under `device` (its kernels' bytes and
-// flops re-costed).
+// Estimated seconds of `estimate` (made with CpuDevice()) under `device`:
+// its kernels' bytes and flops re-costed, transcendentals at the device's
+// weight.
 double Reestimate(const CostEstimate& estimate, const DeviceSpec& device) {
+  const double extra = device.transcendental_flops - CpuDevice().transcendental_flops;
   double seconds = 0;
   for (const KernelCost& k : estimate.per_kernel) {
-    seconds += std::max(k.bytes / device.bandwidth_bytes_per_s, k.flops / device.peak_flops_per_s) +
+    const double flops = k.flops + k.transcendentals * extra;
+    seconds += std::max(k.bytes / device.bandwidth_bytes_per_s, flops / device.peak_flops_per_s) +
                device.launch_seconds;
   }
   return seconds;
@@ -319,6 +327,13 @@ void BM_Ranking(benchmark::State& state) {
   state.counters["graphs"] = static_cast<double>(RankSamples().size());
   state.counters["pairs"] = pairs;
   state.counters["agree_raw"] = pairs > 0 ? static_cast<double>(agree) / pairs : 0;
+  // The same measurements scored with transcendentals at 16 flops (the
+  // model before they were the device's), to compare models without noise.
+  DeviceSpec t16 = CpuDevice();
+  t16.transcendental_flops = 16;
+  const auto [agree16, pairs16] = AgreeingPairs(
+      [](int) { return true; }, [&](const RankSample& s) { return Reestimate(s.estimate, t16); });
+  state.counters["agree_raw_t16"] = pairs16 > 0 ? static_cast<double>(agree16) / pairs16 : 0;
   // Two-fold: fit on even-numbered modules, score odd ones, and back.
   const DeviceSpec even = FitOn([](int m) { return m % 2 == 0; });
   const DeviceSpec odd = FitOn([](int m) { return m % 2 == 1; });
@@ -334,6 +349,26 @@ void BM_Ranking(benchmark::State& state) {
     if (per_module.count(r.module)) continue;
     per_module[r.module] = AgreeingPairs([&](int m) { return m == r.module; }, raw);
   }
+  if (const char* detail = std::getenv("HLOGYM_BENCH_RANK_DETAIL"); detail && *detail == '1') {
+    // Each misordered pair: the two graphs' kernels, MB moved, MFLOP,
+    // measured and estimated ms.
+    const std::vector<RankSample>& all = RankSamples();
+    auto describe = [](const RankSample& s) {
+      return absl::StrFormat("%-8s k=%-4d %8.2f MB %8.2f MFLOP meas %8.3f est %8.3f ms",
+                             s.graph, s.estimate.kernels, s.estimate.bytes / 1e6,
+                             s.estimate.flops / 1e6, s.measured * 1e3, s.estimate.seconds * 1e3);
+    };
+    for (size_t i = 0; i < all.size(); ++i) {
+      for (size_t j = i + 1; j < all.size(); ++j) {
+        if (all[i].module != all[j].module) continue;
+        const double a = all[i].measured, b = all[j].measured;
+        if (std::max(a, b) < 1.05 * std::min(a, b)) continue;
+        if ((a < b) == (raw(all[i]) < raw(all[j]))) continue;
+        std::fprintf(stderr, "misordered %s\n  %s\n  %s\n", ModuleNames()[all[i].module].c_str(),
+                     describe(all[i]).c_str(), describe(all[j]).c_str());
+      }
+    }
+  }
   for (const auto& [m, ap] : per_module) {
     if (ap.second > 0) {
       std::fprintf(stderr, "ranking %-36s %d of %d pairs agree\n", ModuleNames()[m].c_str(),
@@ -343,9 +378,10 @@ void BM_Ranking(benchmark::State& state) {
   state.counters["agree_calibrated"] =
       p1 + p2 > 0 ? static_cast<double>(a1 + a2) / (p1 + p2) : 0;
   std::fprintf(stderr,
-               "ranking: %d of %d pairs agree (raw cpu model); calibrated two-fold %d of %d; "
+               "ranking: %d of %d pairs agree (raw cpu model; %d with transcendentals at 16 "
+               "flops); calibrated two-fold %d of %d; "
                "fitted on even modules: %.3g GB/s, %.3g GFLOP/s, %.3g us/kernel\n",
-               agree, pairs, a1 + a2, p1 + p2, even.bandwidth_bytes_per_s / 1e9,
+               agree, pairs, agree16, a1 + a2, p1 + p2, even.bandwidth_bytes_per_s / 1e9,
                even.peak_flops_per_s / 1e9, even.launch_seconds * 1e6);
 }
 

@@ -50,6 +50,19 @@ TEST(CostModelTest, FusionSavesTheIntermediateAndALaunch) {
   EXPECT_LT(fused.seconds, unfused.seconds);
 }
 
+TEST(CostModelTest, TranscendentalsCostWhatTheDeviceSays) {
+  // One exp per element: a few flops on a GPU, a vectorized polynomial on
+  // a CPU, where the fused exp chain is then compute-bound.
+  const double n = double(1 << 20);
+  const CostEstimate gpu = EstimateCost(*MakeChain(true), H100Device());
+  const CostEstimate cpu = EstimateCost(*MakeChain(true), CpuDevice());
+  EXPECT_DOUBLE_EQ(gpu.flops, (1 + 16) * n);
+  EXPECT_DOUBLE_EQ(cpu.flops, (1 + 45) * n);
+  const DeviceSpec c = CpuDevice();
+  EXPECT_NEAR(cpu.seconds, cpu.flops / c.peak_flops_per_s + c.launch_seconds, 1e-12);
+  EXPECT_GT(cpu.flops / c.peak_flops_per_s, cpu.bytes / c.bandwidth_bytes_per_s);
+}
+
 TEST(CostModelTest, DevicesByName) {
   EXPECT_EQ(DeviceByName("cpu")->name, "cpu");
   absl::Status bad = DeviceByName("tpu").status();
