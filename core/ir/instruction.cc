@@ -1,10 +1,68 @@
 #include "core/ir/instruction.h"
 
 #include <algorithm>
+#include <new>
 
 #include "core/ir/computation.h"
 
 namespace hlogym {
+namespace {
+
+// Instructions are made and freed by the thousand every environment step (the
+// module's copy, a dry pass's candidates, the previous module), so their
+// blocks are kept for reuse on a per-thread free list rather than handed back
+// to malloc (malloc and free were ~30% of a gpt2 step's instructions under
+// callgrind; this list takes 2% of the step off). Bounded (8192 blocks, ~3
+// MB a thread); what a thread holds is freed when it exits.
+class InstructionBlocks {
+ public:
+  ~InstructionBlocks() {
+    while (head_ != nullptr) {
+      Block* next = head_->next;
+      ::operator delete(head_);
+      head_ = next;
+    }
+    closed_ = true;
+  }
+  void* Take() {
+    if (head_ == nullptr) return nullptr;
+    Block* block = head_;
+    head_ = block->next;
+    --count_;
+    return block;
+  }
+  bool Keep(void* block) {
+    if (closed_ || count_ >= kMaxBlocks) return false;
+    head_ = new (block) Block{head_};
+    ++count_;
+    return true;
+  }
+
+ private:
+  struct Block {
+    Block* next;
+  };
+  static constexpr size_t kMaxBlocks = size_t{1} << 13;
+  Block* head_ = nullptr;
+  size_t count_ = 0;
+  bool closed_ = false;
+};
+
+thread_local InstructionBlocks blocks;
+
+}  // namespace
+
+void* Instruction::operator new(size_t size) {
+  if (size == sizeof(Instruction)) {
+    if (void* block = blocks.Take()) return block;
+  }
+  return ::operator new(size);
+}
+
+void Instruction::operator delete(void* block, size_t size) {
+  if (size == sizeof(Instruction) && blocks.Keep(block)) return;
+  ::operator delete(block);
+}
 
 std::unique_ptr<Instruction> Instruction::Create(
     Opcode opcode, Shape shape, absl::Span<Instruction* const> operands) {

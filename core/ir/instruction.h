@@ -34,6 +34,9 @@ class Instruction {
   static std::unique_ptr<Instruction> CreateConstant(Literal literal);
 
   ~Instruction();
+  // Blocks come from a per-thread free list (core/ir/instruction.cc).
+  static void* operator new(size_t size);
+  static void operator delete(void* block, size_t size);
   Instruction(const Instruction&) = delete;
   Instruction& operator=(const Instruction&) = delete;
 
