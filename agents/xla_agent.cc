@@ -1,5 +1,8 @@
 #include "agents/xla_agent.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "agents/choice_groups.h"
@@ -8,6 +11,56 @@
 #include "core/rewrite/decisions.h"
 
 namespace hlogym {
+namespace {
+
+bool MergesSeveralMembers(const std::string& dry_pass) {
+  return dry_pass.rfind("multi-output-fusion", 0) == 0 ||
+         dry_pass.rfind("horizontal-fusion", 0) == 0;
+}
+
+// Multi-output and horizontal fusion offer each member's uses the outputs
+// (get-tuple-elements) of every fusion the member could join. Apply mode
+// merges them one after the other, each member into one fusion; so the
+// agent takes the offered fusions in the order the pass made them, each one
+// whose members are all still free, and each member's uses read that
+// fusion. (What a merge makes possible next, e.g. a third sibling, the
+// pass offers in the next step.)
+std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups) {
+  std::vector<int64_t> group_choices(groups.size(), 0);
+  // Per fusion, in the order first offered: the (group, choice) that read it.
+  std::vector<const Instruction*> order;
+  absl::flat_hash_map<const Instruction*, std::vector<std::pair<size_t, int64_t>>> readers;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t c = 0; c < groups[g].candidates.size(); ++c) {
+      const Instruction* candidate = groups[g].candidates[c];
+      const Instruction* fusion = candidate->opcode() == Opcode::kGetTupleElement
+                                      ? candidate->operand(0)
+                                      : candidate;
+      auto [it, inserted] = readers.try_emplace(fusion);
+      if (inserted) order.push_back(fusion);
+      it->second.emplace_back(g, static_cast<int64_t>(c) + 1);
+    }
+  }
+  // Instructions get increasing ids as they are added: the fusions' ids
+  // give the order in which the pass offered them.
+  std::sort(order.begin(), order.end(), [](const Instruction* a, const Instruction* b) {
+    return a->unique_id() < b->unique_id();
+  });
+  std::vector<bool> taken(groups.size(), false);
+  for (const Instruction* fusion : order) {
+    const auto& members = readers.at(fusion);
+    if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return taken[m.first]; })) {
+      continue;
+    }
+    for (const auto& [g, choice] : members) {
+      group_choices[g] = choice;
+      taken[g] = true;
+    }
+  }
+  return group_choices;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   RETURN_IF_ERROR(CheckActable(env));
@@ -15,7 +68,9 @@ absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   const std::vector<ChoiceGroup> groups = GroupAlternatives(env.module());
   // Apply mode takes the first rewrite a pass finds, candidate 1.
   std::vector<int64_t> group_choices(groups.size(), 1);
-  if (IsProducerConsumerFusion(env.info().dry_pass)) {
+  if (MergesSeveralMembers(env.info().dry_pass)) {
+    group_choices = FreeMemberFusions(groups);
+  } else if (IsProducerConsumerFusion(env.info().dry_pass)) {
     // Post-order positions, per computation, computed when first needed.
     absl::flat_hash_map<const Computation*, absl::flat_hash_map<const Instruction*, int64_t>>
         positions;

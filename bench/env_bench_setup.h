@@ -14,6 +14,7 @@ inline EnvSpec WideLimitsSpec(const EnvConfig& config) {
   EnvSpec spec;
   spec.id = config.id;
   spec.dry_passes = config.dry_passes;
+  spec.dry_stages = config.dry_stages;
   spec.post_passes = config.post_passes;
   spec.max_steps = config.max_steps;
   spec.limits = {32768, 131072, 2048, 16};

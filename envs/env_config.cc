@@ -64,6 +64,14 @@ absl::StatusOr<EnvConfig> ParseEnvConfig(const std::string& yaml_text,
       status = ReadStringList(value, source, key, &config.pre_passes);
     } else if (key == "dry_passes") {
       status = ReadStringList(value, source, key, &config.dry_passes);
+    } else if (key == "dry_stages") {
+      if (!value.IsSequence()) status = KeyError(source, key, "must be a list of lists of pass specs");
+      config.dry_stages.clear();
+      for (size_t i = 0; status.ok() && i < value.size(); ++i) {
+        config.dry_stages.emplace_back();
+        status = ReadStringList(value[i], source, absl::StrCat(key, "[", i, "]"),
+                                &config.dry_stages.back());
+      }
     } else if (key == "post_passes") {
       status = ReadStringList(value, source, key, &config.post_passes);
     } else if (key == "max_steps") {
@@ -79,13 +87,17 @@ absl::StatusOr<EnvConfig> ParseEnvConfig(const std::string& yaml_text,
     } else {
       status = absl::InvalidArgumentError(absl::StrCat(
           source, ": unknown key `", key, "`; known keys: id, pre_passes, dry_passes, "
-          "post_passes, max_steps, max_nodes, max_edges, max_alternatives, max_choices, "
+          "dry_stages, post_passes, max_steps, max_nodes, max_edges, max_alternatives, max_choices, "
           "reward, dataset"));
     }
     if (!status.ok()) return status;
   }
   if (config.id.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": key `id` is required"));
+  }
+  if (!config.dry_passes.empty() && !config.dry_stages.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": give `dry_passes` or `dry_stages`, not both"));
   }
   return config;
 }

@@ -13,6 +13,7 @@ struct EnvConfig {
   std::string id;
   std::vector<std::string> pre_passes;   // run once per episode, before any decision
   std::vector<std::string> dry_passes;   // offer alternatives, one per step, in turn
+  std::vector<std::vector<std::string>> dry_stages;  // or these (EnvSpec says how)
   std::vector<std::string> post_passes;  // run after each step's decisions
   int64_t max_steps = 32;
   int64_t max_nodes = 4096;

@@ -19,9 +19,17 @@ absl::StatusOr<std::unique_ptr<HloRewriteEnv>> HloRewriteEnv::Create(
   if (benchmarks == nullptr || benchmarks->size() == 0) {
     return absl::InvalidArgumentError("an environment needs at least one benchmark");
   }
-  if (spec.dry_passes.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("env `", spec.id, "` has no dry passes: nothing to decide"));
+  if (spec.dry_passes.empty() == spec.dry_stages.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "env `", spec.id, "` needs dry passes or dry stages (one of the two): ",
+        spec.dry_passes.empty() ? "it has neither, so there is nothing to decide"
+                                : "it has both"));
+  }
+  for (const std::vector<std::string>& stage : spec.dry_stages) {
+    if (stage.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("env `", spec.id, "` has an empty dry stage"));
+    }
+    for (const std::string& pass : stage) RETURN_IF_ERROR(CreatePass(pass).status());
   }
   if (spec.max_steps <= 0) {
     return absl::InvalidArgumentError(
@@ -50,9 +58,9 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
   EnvInfo saved_info = std::move(info_);
   EpisodeRecord saved_record = std::move(record_);
   std::vector<int32_t> saved_counts = std::move(choice_counts_);
-  const size_t saved_next_dry = next_dry_;
+  const DryCursor saved_dry = dry_;
   module_ = prepared->module->Clone();
-  next_dry_ = 0;
+  dry_ = DryCursor();
   info_ = EnvInfo();
   info_.benchmark = index;
   info_.benchmark_name = benchmarks_->name(index);
@@ -68,20 +76,42 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
     info_ = std::move(saved_info);
     record_ = std::move(saved_record);
     choice_counts_ = std::move(saved_counts);
-    next_dry_ = saved_next_dry;
+    dry_ = saved_dry;
   }
   return offered;
 }
 
 absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
-                                                        size_t& next_dry) const {
-  const size_t n = spec_.dry_passes.size();
-  for (size_t tried = 0; tried < n; ++tried) {
-    const std::string& spec = spec_.dry_passes[next_dry];
-    next_dry = (next_dry + 1) % n;
+                                                        DryCursor& cursor) const {
+  auto offers = [&](const std::string& spec) -> absl::StatusOr<bool> {
     ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, CreatePass(spec));
     ASSIGN_OR_RETURN(int64_t alternatives, RunDryPass(*pass, module));
-    if (alternatives > 0) return spec;
+    return alternatives > 0;
+  };
+  if (spec_.dry_stages.empty()) {
+    const size_t n = spec_.dry_passes.size();
+    for (size_t tried = 0; tried < n; ++tried) {
+      const std::string& spec = spec_.dry_passes[cursor.pass];
+      cursor.pass = (cursor.pass + 1) % n;
+      ASSIGN_OR_RETURN(const bool offered, offers(spec));
+      if (offered) return spec;
+    }
+    return std::string();
+  }
+  while (cursor.stage < spec_.dry_stages.size()) {
+    const std::vector<std::string>& stage = spec_.dry_stages[cursor.stage];
+    if (cursor.idle == stage.size()) {
+      cursor = DryCursor{cursor.stage + 1, 0, 0};
+      continue;
+    }
+    const std::string& spec = stage[cursor.pass];
+    ASSIGN_OR_RETURN(const bool offered, offers(spec));
+    if (offered) {
+      cursor.idle = 0;  // the same pass is asked again next step
+      return spec;
+    }
+    cursor.pass = (cursor.pass + 1) % stage.size();
+    ++cursor.idle;
   }
   return std::string();
 }
@@ -89,7 +119,7 @@ absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
 absl::Status HloRewriteEnv::OfferAlternatives() {
   info_.num_alternatives = 0;
   choice_counts_.clear();
-  ASSIGN_OR_RETURN(info_.dry_pass, RunDryPasses(*module_, next_dry_));
+  ASSIGN_OR_RETURN(info_.dry_pass, RunDryPasses(*module_, dry_));
   // Checked before anything indexes alternatives by slot: a graph larger
   // than the observation must never reach an action row of width A_max.
   RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_), spec_.limits, spec_.id,
@@ -128,14 +158,14 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   EnvInfo saved_info = info_;
   std::unique_ptr<Module> saved = std::move(module_);
   std::vector<int32_t> saved_counts = choice_counts_;
-  const size_t saved_next_dry = next_dry_;
+  const DryCursor saved_dry = dry_;
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
   if (absl::Status s = OfferAlternatives(); !s.ok()) {
     module_ = std::move(saved);
     info_ = saved_info;
     choice_counts_ = std::move(saved_counts);
-    next_dry_ = saved_next_dry;
+    dry_ = saved_dry;
     return s;
   }
   const double reward = info_.original_runtime > 0
@@ -163,7 +193,7 @@ std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
   std::unique_ptr<HloRewriteEnv> copy(new HloRewriteEnv(spec_, benchmarks_, 0));
   copy->rng_ = rng_;
   if (module_) copy->module_ = module_->Clone();
-  copy->next_dry_ = next_dry_;
+  copy->dry_ = dry_;
   copy->info_ = info_;
   copy->record_ = record_;
   copy->choice_counts_ = choice_counts_;

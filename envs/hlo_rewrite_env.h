@@ -22,7 +22,14 @@ namespace hlogym {
 
 struct EnvSpec {
   std::string id;                         // "fusion-v0", ...
-  std::vector<std::string> dry_passes;    // tried in turn, one per step
+  // Where each step's alternatives come from: either dry_passes, tried in
+  // turn from the one after the last that offered (one pass per step), or
+  // dry_stages, which mirror a pipeline of fixed-point stages: a pass is
+  // offered again while it has something, then the next pass of its stage;
+  // a stage ends when a whole round of it offers nothing, and never comes
+  // back. Exactly one of the two is set.
+  std::vector<std::string> dry_passes;
+  std::vector<std::vector<std::string>> dry_stages;
   std::vector<std::string> post_passes;   // run after each decision
   int64_t max_steps = 32;
   FeatureLimits limits;
@@ -95,9 +102,15 @@ class HloRewriteEnv {
  private:
   HloRewriteEnv(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
                 uint64_t seed);
-  // Runs dry passes on `module` in turn from `next_dry` until one offers
-  // alternatives; returns its spec, or "" when none did.
-  absl::StatusOr<std::string> RunDryPasses(Module& module, size_t& next_dry) const;
+  // Which dry pass comes next (see EnvSpec).
+  struct DryCursor {
+    size_t stage = 0;
+    size_t pass = 0;  // in dry_passes, or in the stage
+    size_t idle = 0;  // passes of the stage in a row that offered nothing
+  };
+  // Runs dry passes on `module` from `cursor` until one offers alternatives;
+  // returns its spec, or "" when none did (the episode is over).
+  absl::StatusOr<std::string> RunDryPasses(Module& module, DryCursor& cursor) const;
   // Runs the dry passes on module_, checks that the graph fits the limits
   // and records what is offered (or that the episode is terminated).
   absl::Status OfferAlternatives();
@@ -106,7 +119,7 @@ class HloRewriteEnv {
   std::shared_ptr<const BenchmarkSet> benchmarks_;
   std::mt19937_64 rng_;
   std::unique_ptr<Module> module_;
-  size_t next_dry_ = 0;
+  DryCursor dry_;
   EnvInfo info_;
   EpisodeRecord record_;
   std::vector<int32_t> choice_counts_;

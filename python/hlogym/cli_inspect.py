@@ -99,7 +99,7 @@ def cmd_inspect(args) -> int:
     print(f"after {args.env}'s pre-passes ({', '.join(config.pre_passes)}): "
           f"{working.instruction_count} instructions, {after['kernels']} kernels, "
           f"{us(after['seconds'])} us")
-    dry = args.dry_pass or config.dry_passes[0]
+    dry = args.dry_pass or (config.dry_passes or config.dry_stages[0])[0]
     count = _run(hlogym.run_dry_pass, working, dry)
     alternatives = hlogym.alternatives(working)
     choices = collections.Counter(k for _, k in alternatives)

@@ -14,6 +14,7 @@ class EnvConfig:
     id: str
     pre_passes: list
     dry_passes: list
+    dry_stages: list
     post_passes: list
     max_steps: int
     max_nodes: int

@@ -60,7 +60,8 @@ def _make_pool(config: EnvConfig, files: Sequence[str], num_envs: int, batch_siz
                num_threads: int, seed: int) -> "_hlogym.EnvPool":
     return _hlogym.EnvPool(
         id=config.id, files=list(files), pre_passes=config.pre_passes,
-        dry_passes=config.dry_passes, post_passes=config.post_passes,
+        dry_passes=config.dry_passes, dry_stages=config.dry_stages,
+        post_passes=config.post_passes,
         max_steps=config.max_steps, max_nodes=config.max_nodes,
         max_edges=config.max_edges, max_alternatives=config.max_alternatives,
         max_choices=config.max_choices, reward=config.reward, num_envs=num_envs,

@@ -147,6 +147,7 @@ void RegisterEnvs(py::module_& m) {
         d["id"] = c.id;
         d["pre_passes"] = c.pre_passes;
         d["dry_passes"] = c.dry_passes;
+        d["dry_stages"] = c.dry_stages;
         d["post_passes"] = c.post_passes;
         d["max_steps"] = c.max_steps;
         d["max_nodes"] = c.max_nodes;
@@ -175,7 +176,8 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
                        const std::vector<std::string>& post_passes, int64_t max_steps,
                        int64_t max_nodes, int64_t max_edges, int64_t max_alternatives,
                        int64_t max_choices, const std::string& reward, int64_t num_envs,
-                       int64_t batch_size, int num_threads, uint64_t seed) {
+                       int64_t batch_size, int num_threads, uint64_t seed,
+                       const std::vector<std::vector<std::string>>& dry_stages) {
              py::gil_scoped_release release;
              std::shared_ptr<RuntimeSource> runtime = Unwrap(MakeRuntimeSource(reward));
              std::shared_ptr<BenchmarkSet> benchmarks =
@@ -183,6 +185,7 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
              EnvSpec spec;
              spec.id = id;
              spec.dry_passes = dry_passes;
+             spec.dry_stages = dry_stages;
              spec.post_passes = post_passes;
              spec.max_steps = max_steps;
              spec.limits = {max_nodes, max_edges, max_alternatives, max_choices};
@@ -193,7 +196,8 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
            py::arg("post_passes"), py::arg("max_steps"), py::arg("max_nodes"),
            py::arg("max_edges"), py::arg("max_alternatives"), py::arg("max_choices"),
            py::arg("reward"), py::arg("num_envs"), py::arg("batch_size") = 0,
-           py::arg("num_threads") = 0, py::arg("seed") = 0)
+           py::arg("num_threads") = 0, py::arg("seed") = 0,
+           py::arg("dry_stages") = std::vector<std::vector<std::string>>())
       .def_property_readonly("num_envs", &EnvPool::num_envs)
       .def_property_readonly("batch_size", &EnvPool::batch_size)
       .def_property_readonly("num_threads", &EnvPool::num_threads)

@@ -49,6 +49,7 @@ inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
   EnvSpec spec;
   spec.id = config->id;
   spec.dry_passes = config->dry_passes;
+  spec.dry_stages = config->dry_stages;
   spec.post_passes = config->post_passes;
   spec.max_steps = max_steps > 0 ? max_steps : config->max_steps;
   spec.limits = {max_nodes > 0 ? max_nodes : config->max_nodes, config->max_edges,

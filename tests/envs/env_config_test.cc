@@ -23,7 +23,7 @@ TEST(EnvConfigTest, BundledConfigsLoad) {
     ASSERT_TRUE(config.ok()) << config.status();
     EXPECT_EQ(config->id, entry.path().stem().string());
     EXPECT_FALSE(config->pre_passes.empty());
-    EXPECT_FALSE(config->dry_passes.empty());
+    EXPECT_NE(config->dry_passes.empty(), config->dry_stages.empty()) << entry.path();
     EXPECT_GT(config->max_steps, 0);
     EXPECT_EQ(config->dataset, "data");
     ++loaded;
@@ -41,6 +41,29 @@ TEST(EnvConfigTest, FusionV0) {
   EXPECT_EQ(config->max_alternatives, 1024);
   EXPECT_EQ(config->max_choices, 64);
   EXPECT_EQ(config->reward, "cost");
+}
+
+TEST(EnvConfigTest, XlaV0HasTheDefaultPipelinesFusionStages) {
+  absl::StatusOr<EnvConfig> config = LoadEnvConfig(kConfigs + "/xla-v0.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->dry_passes.empty());
+  const std::vector<std::vector<std::string>> stages = {
+      {"fusion(mode=xla)", "multi-output-fusion(mode=xla)"},
+      {"horizontal-fusion(mode=xla)", "fusion(mode=xla)"}};
+  EXPECT_EQ(config->dry_stages, stages);
+}
+
+TEST(EnvConfigTest, DryStagesAreListsOfListsAndExcludeDryPasses) {
+  absl::StatusOr<EnvConfig> both =
+      ParseEnvConfig("id: x\ndry_passes: [dce]\ndry_stages: [[dce]]\n", "both.yaml");
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(both.status().message(), HasSubstr("not both"));
+  absl::StatusOr<EnvConfig> flat = ParseEnvConfig("id: x\ndry_stages: [dce]\n", "flat.yaml");
+  ASSERT_FALSE(flat.ok());
+  EXPECT_THAT(flat.status().message(), HasSubstr("`dry_stages[0]`"));
+  absl::StatusOr<EnvConfig> scalar = ParseEnvConfig("id: x\ndry_stages: dce\n", "scalar.yaml");
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_THAT(scalar.status().message(), HasSubstr("`dry_stages`"));
 }
 
 TEST(EnvConfigTest, MissingKeysKeepDefaults) {

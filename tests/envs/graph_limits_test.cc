@@ -205,6 +205,7 @@ TEST(GraphLimitsTest, RandomBetaUnderFusionNamesMaxAlternatives) {
   EnvSpec spec;
   spec.id = config.id;
   spec.dry_passes = config.dry_passes;
+  spec.dry_stages = config.dry_stages;
   spec.post_passes = config.post_passes;
   spec.limits = {32768, 131072, config.max_alternatives, config.max_choices};
   auto env = HloRewriteEnv::Create(spec, benchmarks, 0).value();

@@ -74,6 +74,52 @@ TEST(HloRewriteEnvTest, CreateRejectsBadSpecs) {
   EXPECT_FALSE(HloRewriteEnv::Create(spec, TestBenchmarks(), 0).ok());
   spec = TestSpec(0);
   EXPECT_FALSE(HloRewriteEnv::Create(spec, TestBenchmarks(), 0).ok());
+  spec = TestSpec();
+  spec.dry_stages = {{"fusion"}};
+  absl::Status both = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).status();
+  EXPECT_NE(both.message().find("it has both"), std::string::npos) << both;
+  spec.dry_passes.clear();
+  spec.dry_stages = {{"fusion"}, {}};
+  absl::Status empty = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).status();
+  EXPECT_NE(empty.message().find("an empty dry stage"), std::string::npos) << empty;
+  spec.dry_stages = {{"fusion"}, {"no-such-pass"}};
+  absl::Status unknown_in_stage = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).status();
+  EXPECT_NE(unknown_in_stage.message().find("unknown pass `no-such-pass`"), std::string::npos);
+}
+
+TEST(HloRewriteEnvTest, DryStagesOfferAPassWhileItHasSomethingAndNeverGoBack) {
+  EnvSpec spec = TestSpec(16);
+  spec.dry_passes.clear();
+  spec.dry_stages = {{"test-double-negation"}, {"fusion"}};
+  spec.limits = {256, 512, 64, 16};
+  auto env = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).value();
+  ASSERT_TRUE(env->Reset(0, 2).ok());
+  EXPECT_EQ(env->info().dry_pass, "test-double-negation");
+  // Declined, the same pass offers the same again: its stage is not over.
+  ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 0)).ok());
+  EXPECT_EQ(env->info().dry_pass, "test-double-negation");
+  // Taken, nothing is left for it: the next stage's pass, from then on.
+  ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 1)).ok());
+  EXPECT_EQ(env->info().dry_pass, "fusion");
+  while (!env->info().terminated && !env->info().truncated) {
+    EXPECT_EQ(env->info().dry_pass, "fusion");
+    ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 1)).ok());
+  }
+  EXPECT_TRUE(env->info().terminated);
+  // A fork carries on from the same place in the schedule.
+  ASSERT_TRUE(env->Reset(0, 2).ok());
+  ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 1)).ok());
+  std::unique_ptr<HloRewriteEnv> fork = env->Fork();
+  EXPECT_EQ(fork->info().dry_pass, "fusion");
+
+  // In turn instead (dry_passes), declining moves on to the next pass.
+  EnvSpec turns = spec;
+  turns.dry_stages.clear();
+  turns.dry_passes = {"test-double-negation", "fusion"};
+  auto rotating = HloRewriteEnv::Create(turns, TestBenchmarks(), 0).value();
+  ASSERT_TRUE(rotating->Reset(0, 2).ok());
+  ASSERT_TRUE(rotating->Step(std::vector<int64_t>(rotating->choice_counts().size(), 0)).ok());
+  EXPECT_EQ(rotating->info().dry_pass, "fusion");
 }
 
 TEST(HloRewriteEnvTest, SeededResetsDrawTheSameBenchmarks) {
