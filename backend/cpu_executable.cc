@@ -143,6 +143,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
   }
   if (op == Opcode::kScatter) step->host = MakeScatter(inst);
   if (op == Opcode::kTopK) step->host = MakeTopK(inst);
+  if (op == Opcode::kScan) step->host = MakeScan(inst);
   if (step->host != nullptr) {
     ++stats_.native_host_op_count;
     return step;

@@ -25,7 +25,7 @@ struct CpuExecutableStats {
   int64_t kernel_count = 0;
   int64_t jit_kernel_count = 0;       // of those, LLVM kernels
   int64_t blas_op_count = 0;          // BLAS dots and im2col convolutions
-  int64_t native_host_op_count = 0;  // host kernels of their own (topk, scatter)
+  int64_t native_host_op_count = 0;  // host kernels of their own (topk, scatter, scan)
   int64_t interpreter_op_count = 0;   // run by the reference interpreter
   int64_t control_flow_count = 0;     // while, conditional, call
   // Instructions the compiler said it could compile but failed on; they run

@@ -45,6 +45,11 @@ std::unique_ptr<HostOp> MakeTopK(const Instruction& topk);
 // interpreter's. Returns nullptr otherwise.
 std::unique_ptr<HostOp> MakeScatter(const Instruction& scatter);
 
+// scan of the cumulative sum/product form (one f32/f64 input and carry, a
+// body (x, c) -> (x op c, x op c) with op add or multiply), allocation-free
+// and identical to the interpreter's. Returns nullptr otherwise.
+std::unique_ptr<HostOp> MakeScan(const Instruction& scan);
+
 // Any op the reference interpreter evaluates on its own (elementwise, data
 // movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
 // topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).
