@@ -10,10 +10,9 @@
 #include "core/ir/fingerprint.h"
 
 namespace hlogym {
-namespace {
 
 // The formula inputs, copied once into 64-byte aligned leaves.
-class AlignedInputs {
+class CpuRuntime::AlignedInputs {
  public:
   explicit AlignedInputs(const Module& module) {
     for (const Literal& input : FormulaInputs(module)) Add(input);
@@ -41,7 +40,12 @@ class AlignedInputs {
   std::vector<const void*> leaves_;
 };
 
-}  // namespace
+CpuRuntime::CpuRuntime(std::unique_ptr<CpuKernelCompiler> compiler, MeasurementOptions options)
+    : compiler_(std::move(compiler)),
+      options_(options),
+      inputs_(std::make_unique<FormulaInputCache<AlignedInputs>>()) {}
+
+CpuRuntime::~CpuRuntime() = default;
 
 absl::StatusOr<std::unique_ptr<CpuRuntime>> CpuRuntime::Create(MeasurementOptions options) {
   ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelCompiler> compiler, CpuKernelCompiler::Create());
@@ -56,9 +60,10 @@ absl::StatusOr<CpuRuntimeReport> CpuRuntime::MeasureUncached(const Module& modul
   report.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.stats = executable->stats();
-  const AlignedInputs inputs(module);
+  const std::shared_ptr<const AlignedInputs> inputs = inputs_->Get(
+      module, [](const Module& m) { return std::make_shared<const AlignedInputs>(m); });
   ASSIGN_OR_RETURN(report.measurement,
-                   MeasureRuns([&] { return executable->Execute(inputs.leaves()); }, options_,
+                   MeasureRuns([&] { return executable->Execute(inputs->leaves()); }, options_,
                                DeviceTimingMutex("cpu")));
   return report;
 }

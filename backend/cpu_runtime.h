@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "backend/cpu_executable.h"
+#include "backend/formula_input_cache.h"
 #include "backend/measurement.h"
 #include "core/ir/module.h"
 
@@ -20,6 +21,7 @@ struct CpuRuntimeReport {
 class CpuRuntime {
  public:
   static absl::StatusOr<std::unique_ptr<CpuRuntime>> Create(MeasurementOptions options = {});
+  ~CpuRuntime();
 
   // The module's measurement, from the cache when an equal module (same
   // fingerprint) was measured before. Thread-safe: compiles run in parallel,
@@ -34,12 +36,13 @@ class CpuRuntime {
   const MeasurementOptions& options() const { return options_; }
 
  private:
-  CpuRuntime(std::unique_ptr<CpuKernelCompiler> compiler, MeasurementOptions options)
-      : compiler_(std::move(compiler)), options_(options) {}
+  class AlignedInputs;
+  CpuRuntime(std::unique_ptr<CpuKernelCompiler> compiler, MeasurementOptions options);
 
   std::unique_ptr<CpuKernelCompiler> compiler_;
   MeasurementOptions options_;
   MeasurementCache cache_;
+  std::unique_ptr<FormulaInputCache<AlignedInputs>> inputs_;
 };
 
 }  // namespace hlogym

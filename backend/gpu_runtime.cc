@@ -18,23 +18,6 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(MeasurementOption
   return std::unique_ptr<GpuRuntime>(new GpuRuntime(*gpu, std::move(host), options));
 }
 
-std::shared_ptr<const std::vector<Literal>> GpuRuntime::Inputs(const Module& module) {
-  std::string key;
-  for (const Instruction* p : module.entry()->parameters()) absl::StrAppend(&key, p->shape().ToString(), ";");
-  std::lock_guard<std::mutex> lock(inputs_mutex_);
-  for (auto it = inputs_.begin(); it != inputs_.end(); ++it) {
-    if (it->first == key) {
-      inputs_.splice(inputs_.begin(), inputs_, it);
-      return inputs_.front().second;
-    }
-  }
-  auto inputs = std::make_shared<const std::vector<Literal>>(FormulaInputs(module));
-  inputs_.emplace_front(key, inputs);
-  constexpr size_t kKept = 4;
-  if (inputs_.size() > kKept) inputs_.pop_back();
-  return inputs;
-}
-
 absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& module) {
   GpuRuntimeReport report;
   const auto start = std::chrono::steady_clock::now();
@@ -43,7 +26,9 @@ absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& modul
   report.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.stats = executable->stats();
-  RETURN_IF_ERROR(executable->SetArguments(*Inputs(module)));
+  RETURN_IF_ERROR(executable->SetArguments(*inputs_.Get(module, [](const Module& m) {
+    return std::make_shared<const std::vector<Literal>>(FormulaInputs(m));
+  })));
   ASSIGN_OR_RETURN(report.measurement,
                    MeasureTimedRuns([&] { return executable->ExecuteTimed(); }, options_,
                                     DeviceTimingMutex("gpu:0")));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backend/formula_input_cache.h"
 #include "backend/gpu_executable.h"
 #include "backend/measurement.h"
 #include "core/ir/module.h"
@@ -47,15 +48,9 @@ class GpuRuntime {
       : gpu_(gpu), kernels_(std::make_unique<GpuKernelCache>(gpu)), host_(std::move(host)),
         options_(options) {}
 
-  // The formula inputs of the last few parameter signatures: rewrites keep a
-  // module's parameters, and making the inputs of a big module takes longer
-  // than measuring it.
-  std::shared_ptr<const std::vector<Literal>> Inputs(const Module& module);
-
   const GpuContext& gpu_;
   std::unique_ptr<GpuKernelCache> kernels_;
-  std::mutex inputs_mutex_;
-  std::list<std::pair<std::string, std::shared_ptr<const std::vector<Literal>>>> inputs_;
+  FormulaInputCache<std::vector<Literal>> inputs_;
   std::unique_ptr<CpuKernelCompiler> host_;
   MeasurementOptions options_;
   MeasurementCache cache_;
