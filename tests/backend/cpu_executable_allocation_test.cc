@@ -27,20 +27,8 @@
 namespace hlogym {
 namespace {
 
-CpuKernelCompiler& Compiler() {
-  static CpuKernelCompiler* compiler = [] {
-    absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> c = CpuKernelCompiler::Create();
-    if (!c.ok()) std::abort();
-    return c->release();
-  }();
-  return *compiler;
-}
-
-std::unique_ptr<Module> Parse(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? *std::move(m) : nullptr;
-}
+using kernel_test::Compiler;
+using kernel_test::Parse;
 
 // Compiles `module`, checks it has no interpreter-backed host op, and
 // compares every output leaf bit for bit with the interpreter's.

@@ -20,18 +20,12 @@
 #include "core/passes/default_pipeline.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
+#include "tests/backend/cpu_kernel_test_util.h"
 
 namespace hlogym {
 namespace {
 
-CpuKernelCompiler& Compiler() {
-  static CpuKernelCompiler* compiler = [] {
-    absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> c = CpuKernelCompiler::Create();
-    if (!c.ok()) std::abort();
-    return c->release();
-  }();
-  return *compiler;
-}
+using kernel_test::Compiler;
 
 std::vector<std::filesystem::path> HloFiles(const std::string& dir) {
   std::vector<std::filesystem::path> files;

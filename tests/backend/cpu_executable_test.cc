@@ -15,26 +15,15 @@
 #include "core/eval/interpreter.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
+#include "tests/backend/cpu_kernel_test_util.h"
 #include "tests/backend/heap_allocation_counter.h"
 
 
 namespace hlogym {
 namespace {
 
-CpuKernelCompiler& Compiler() {
-  static CpuKernelCompiler* compiler = [] {
-    absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> c = CpuKernelCompiler::Create();
-    if (!c.ok()) std::abort();
-    return c->release();
-  }();
-  return *compiler;
-}
-
-std::unique_ptr<Module> Parse(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? *std::move(m) : nullptr;
-}
+using kernel_test::Compiler;
+using kernel_test::Parse;
 
 // Compiles and runs `text` on its formula inputs and compares every output
 // with the interpreter's. Returns the executable for further checks.

@@ -1,5 +1,6 @@
-// Support for the CPU kernel tests: run a compiled kernel on literals, and
-// compare kernel outputs with the reference interpreter element by element.
+// Support for the CPU kernel and executable tests: one compiler for the test
+// binary, run a compiled kernel on literals, and compare kernel outputs with
+// the reference interpreter element by element.
 #pragma once
 
 #include <cmath>
@@ -28,6 +29,13 @@ inline CpuKernelCompiler& Compiler() {
     return c->release();
   }();
   return *compiler;
+}
+
+// The module `text` parses to, or null after a failed expectation.
+inline std::unique_ptr<Module> Parse(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *std::move(m) : nullptr;
 }
 
 // The instruction's result leaves, each a dense row-major literal.
