@@ -14,6 +14,14 @@
 namespace hlogym {
 namespace {
 
+// Whether MakeStep asks the kernel compiler for `inst` (after control flow
+// and the im2col convolution, which it tries first).
+bool TakesAnLlvmKernel(const Instruction& inst) {
+  bool array_operands = inst.shape().IsArray() || inst.shape().IsTuple();
+  for (const Instruction* operand : inst.operands()) array_operands &= operand->shape().IsArray();
+  return array_operands && CpuKernelCompiler::CanCompile(inst);
+}
+
 // Arenas from this size on are mapped rather than allocated and zeroed.
 constexpr int64_t kMappedArenaBytes = int64_t{1} << 20;
 
@@ -122,9 +130,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
       return step;
     }
   }
-  bool array_operands = inst.shape().IsArray() || inst.shape().IsTuple();
-  for (const Instruction* operand : inst.operands()) array_operands &= operand->shape().IsArray();
-  if (array_operands && CpuKernelCompiler::CanCompile(inst)) {
+  if (TakesAnLlvmKernel(inst)) {
     absl::StatusOr<CpuKernel> kernel = compiler.Compile(inst);
     if (kernel.ok()) {
       step->jit = true;
@@ -187,6 +193,21 @@ absl::Status CpuExecutable::Build(const Computation& computation, CpuKernelCompi
     for (const Shape& leaf : FlattenLeafShapes(computation.parameter(p)->shape())) {
       parameter_shapes_.push_back(leaf);
     }
+  }
+
+  // The kernels compile in parallel first (the compiler caches them; a
+  // failure recurs below, where it is counted); the steps then find them.
+  std::vector<const Instruction*> kernels;
+  for (const Instruction* inst : schedule) {
+    const Opcode op = inst->opcode();
+    if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall &&
+        op != Opcode::kConvolution && !IsBufferAlias(*inst) && TakesAnLlvmKernel(*inst)) {
+      kernels.push_back(inst);
+    }
+  }
+  if (kernels.size() > 1) {
+    ParallelForEach(0, static_cast<int64_t>(kernels.size()),
+                    [&](int64_t i) { compiler.Compile(*kernels[i]).IgnoreError(); });
   }
 
   for (const Instruction* inst : schedule) {
