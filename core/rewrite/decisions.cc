@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
 #include "core/ir/node_order.h"
 #include "core/rewrite/prune.h"
 
@@ -44,6 +45,20 @@ bool SelectableWhileCopying(absl::Span<const AlternativeNode> alts) {
     }
   }
   return true;
+}
+
+// One choice per alternatives node, each in range.
+absl::Status CheckChoices(const std::vector<AlternativeNode>& alts,
+                          absl::Span<const int64_t> choices) {
+  if (choices.size() != alts.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected one choice per alternatives node (", alts.size(), "), got ",
+        choices.size()));
+  }
+  for (size_t i = 0; i < alts.size(); ++i) {
+    if (absl::Status s = CheckChoice(alts[i], choices[i]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -95,14 +110,7 @@ absl::Status ApplyDecisions(Module& module, absl::Span<const int64_t> decisions,
 
 absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices) {
   std::vector<AlternativeNode> alts = FindAlternatives(module);
-  if (choices.size() != alts.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected one choice per alternatives node (", alts.size(), "), got ",
-        choices.size()));
-  }
-  for (size_t i = 0; i < alts.size(); ++i) {
-    if (absl::Status s = CheckChoice(alts[i], choices[i]); !s.ok()) return s;
-  }
+  RETURN_IF_ERROR(CheckChoices(alts, choices));
   Select(module, alts, choices);
   return absl::OkStatus();
 }
@@ -110,14 +118,7 @@ absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices) {
 absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
                                                          absl::Span<const int64_t> choices) {
   std::vector<AlternativeNode> alts = FindAlternatives(module);
-  if (choices.size() != alts.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected one choice per alternatives node (", alts.size(), "), got ",
-        choices.size()));
-  }
-  for (size_t i = 0; i < alts.size(); ++i) {
-    if (absl::Status s = CheckChoice(alts[i], choices[i]); !s.ok()) return s;
-  }
+  RETURN_IF_ERROR(CheckChoices(alts, choices));
   if (!SelectableWhileCopying(alts) || module.entry() == nullptr) {
     std::unique_ptr<Module> copy = module.Clone();
     Select(*copy, FindAlternatives(*copy), choices);
