@@ -112,6 +112,23 @@ std::vector<RankSample>& RankSamples() {
   return samples;
 }
 
+// Records one ranking sample. With HLOGYM_BENCH_RANK_DUMP=DIR it also writes
+// the graph to DIR/MODULE.GRAPH.hlo and a line "MODULE GRAPH SECONDS" to
+// DIR/measured.tsv, so that a change to the cost model can be scored on the
+// same measurements without timing anything again
+// (bench/cost_model_ranking.py).
+void AddRankSample(int module, const std::string& graph, double measured, const Module& m) {
+  RankSamples().push_back({module, graph, measured, EstimateCost(m, CpuDevice())});
+  const char* dir = std::getenv("HLOGYM_BENCH_RANK_DUMP");
+  if (dir == nullptr || *dir == '\0') return;
+  std::filesystem::create_directories(dir);
+  const std::string stem = absl::StrCat(ModuleNames()[module], ".", graph);
+  std::ofstream(std::filesystem::path(dir) / (stem + ".hlo")) << PrintModule(m);
+  std::ofstream(std::filesystem::path(dir) / "measured.tsv", std::ios::app)
+      << ModuleNames()[module] << "\t" << graph << "\t" << absl::StrFormat("%.9g", measured)
+      << "\n";
+}
+
 // `base` with every producer-consumer fusion alternative decided by `choose`
 // (the number of choices -> the choice).
 using ChoiceFn = std::function<int64_t(int64_t, int64_t)>;
@@ -231,9 +248,8 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
   }
   // Ranking samples: the unfused and default modules, and random decisions
   // (modules whose fused run is short, to keep the bench's time bounded).
-  RankSamples().push_back(
-      {module_number, "unfused", mu->median_seconds, EstimateCost(**unfused, CpuDevice())});
-  RankSamples().push_back({module_number, "default", mf->median_seconds, estimate});
+  AddRankSample(module_number, "unfused", mu->median_seconds, **unfused);
+  AddRankSample(module_number, "default", mf->median_seconds, **fused);
   if (alternatives > 0 && mf->median_seconds < 0.1) {
     MeasurementOptions quick;
     quick.max_seconds = 0.5;
@@ -249,10 +265,7 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
       if (!e.ok()) continue;
       absl::StatusOr<Measurement> r =
           MeasureRuns([&] { return (*e)->Execute(leaves); }, quick, DeviceTimingMutex("cpu"));
-      if (r.ok()) {
-        RankSamples().push_back({module_number, absl::StrCat("p", p), r->median_seconds,
-                                 EstimateCost(**m, CpuDevice())});
-      }
+      if (r.ok()) AddRankSample(module_number, absl::StrCat("p", p), r->median_seconds, **m);
     }
   }
   const CpuExecutableStats& s = f->executable->stats();
