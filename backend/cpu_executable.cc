@@ -111,6 +111,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
       const CpuExecutableStats& s = called->stats();
       stats_.total_kernel_count += s.total_kernel_count;
       stats_.total_interpreter_op_count += s.total_interpreter_op_count;
+      stats_.interpreter_ops.insert(stats_.interpreter_ops.end(), s.interpreter_ops.begin(),
+                                    s.interpreter_ops.end());
       stats_.arena_bytes += s.arena_bytes;
       stats_.unshared_bytes += s.unshared_bytes;
       stats_.constant_bytes += s.constant_bytes;
@@ -150,6 +152,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
   if (op == Opcode::kScatter) step->host = MakeScatter(inst);
   if (op == Opcode::kTopK) step->host = MakeTopK(inst);
   if (op == Opcode::kScan) step->host = MakeScan(inst);
+  if (op == Opcode::kSelectAndScatter) step->host = MakeSelectAndScatter(inst);
   if (step->host != nullptr) {
     ++stats_.native_host_op_count;
     return step;
@@ -157,6 +160,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
   ASSIGN_OR_RETURN(step->host, MakeInterpreterOp(inst));
   ++stats_.interpreter_op_count;
   ++stats_.total_interpreter_op_count;
+  stats_.interpreter_ops.push_back(
+      absl::StrCat(std::string(OpcodeName(op)), " `", inst.name(), "`"));
   return step;
 }
 

@@ -25,7 +25,8 @@ struct CpuExecutableStats {
   int64_t kernel_count = 0;
   int64_t jit_kernel_count = 0;       // of those, LLVM kernels
   int64_t blas_op_count = 0;          // BLAS dots and im2col convolutions
-  int64_t native_host_op_count = 0;  // host kernels of their own (topk, scatter, scan)
+  // Host kernels of their own (topk, scatter, scan, select-and-scatter).
+  int64_t native_host_op_count = 0;
   int64_t interpreter_op_count = 0;   // run by the reference interpreter
   int64_t control_flow_count = 0;     // while, conditional, call
   // Instructions the compiler said it could compile but failed on; they run
@@ -35,6 +36,9 @@ struct CpuExecutableStats {
   // The same counts summed over every called computation's executable too.
   int64_t total_kernel_count = 0;
   int64_t total_interpreter_op_count = 0;
+  // What runs on the interpreter, as "opcode `name`", here and in every
+  // called computation (allocations inside timed runs come from these).
+  std::vector<std::string> interpreter_ops;
   // Temporaries: arena bytes after sharing vs. without sharing, and the
   // constants' bytes; summed over the called computations' executables.
   int64_t arena_bytes = 0;

@@ -50,6 +50,12 @@ std::unique_ptr<HostOp> MakeScatter(const Instruction& scatter);
 // and identical to the interpreter's. Returns nullptr otherwise.
 std::unique_ptr<HostOp> MakeScan(const Instruction& scan);
 
+// select-and-scatter on f32, f64, bf16 and f16 with a select computation
+// that is one compare of its parameters and a scatter computation that is
+// one binary op of them, allocation-free and identical to the
+// interpreter's. Returns nullptr otherwise.
+std::unique_ptr<HostOp> MakeSelectAndScatter(const Instruction& select_and_scatter);
+
 // Any op the reference interpreter evaluates on its own (elementwise, data
 // movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
 // topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).

@@ -6,15 +6,20 @@
 #include <cstring>
 #include <functional>
 
+#include "absl/container/inlined_vector.h"
 #include "core/base/parallel.h"
 #include "core/ir/float_formats.h"
 
 namespace hlogym {
 namespace {
 
+// Index vectors live inline up to this rank: host ops permute inside timed
+// runs, which must not touch the heap.
+using Dims = absl::InlinedVector<int64_t, 8>;
+
 template <typename T>
-void Permute(const T* in, T* out, const std::vector<int64_t>& out_dims,
-             const std::vector<int64_t>& in_strides_by_out, int64_t total) {
+void Permute(const T* in, T* out, const Dims& out_dims, const Dims& in_strides_by_out,
+             int64_t total) {
   const int64_t rank = static_cast<int64_t>(out_dims.size());
   if (rank == 0) {
     if (total > 0) out[0] = in[0];
@@ -24,7 +29,7 @@ void Permute(const T* in, T* out, const std::vector<int64_t>& out_dims,
   const int64_t inner_stride = in_strides_by_out[rank - 1];
   const int64_t rows = inner == 0 ? 0 : total / inner;
   auto body = [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> index(rank, 0);
+    Dims index(rank, 0);
     // Multi-index of the first row of the range (the last dim is 0).
     int64_t row = begin;
     for (int64_t d = rank - 2; d >= 0; --d) {
@@ -62,9 +67,9 @@ bool IsInOrder(absl::Span<const int64_t> perm) {
 void PermuteDense(const void* in, void* out, absl::Span<const int64_t> in_dims,
                   absl::Span<const int64_t> perm, int element_bytes) {
   const int64_t rank = static_cast<int64_t>(in_dims.size());
-  std::vector<int64_t> in_strides(rank, 1);
+  Dims in_strides(rank, 1);
   for (int64_t i = rank - 2; i >= 0; --i) in_strides[i] = in_strides[i + 1] * in_dims[i + 1];
-  std::vector<int64_t> out_dims(rank), strides_by_out(rank);
+  Dims out_dims(rank), strides_by_out(rank);
   int64_t total = 1;
   for (int64_t i = 0; i < rank; ++i) {
     out_dims[i] = in_dims[perm[i]];
@@ -91,7 +96,7 @@ void PermuteDense(const void* in, void* out, absl::Span<const int64_t> in_dims,
   for (int64_t i = 0; i < rank; ++i) strides_by_out[i] *= element_bytes;
   const auto* from = static_cast<const uint8_t*>(in);
   auto* to = static_cast<uint8_t*>(out);
-  std::vector<int64_t> index(rank, 0);
+  Dims index(rank, 0);
   for (int64_t e = 0; e < total; ++e) {
     int64_t offset = 0;
     for (int64_t d = 0; d < rank; ++d) offset += index[d] * strides_by_out[d];

@@ -59,8 +59,10 @@ int64_t ExpectedKernels(const Computation& entry) {
 
 // Compiles and runs the module and compares with the interpreter; returns
 // an empty string when they agree, else what went wrong.
+// `interpreted` collects what ran on the interpreter (here or in a called
+// computation), labelled.
 std::string Check(const Module& module, const std::string& label, int64_t& jit_kernels,
-                  int64_t& interpreter_ops) {
+                  std::vector<std::string>& interpreted) {
   const std::vector<Literal> inputs = FormulaInputs(module);
   absl::StatusOr<std::vector<Literal>> expected = EvaluateFlat(module, inputs);
   if (!expected.ok()) return label + ": interpreter: " + expected.status().ToString();
@@ -69,7 +71,7 @@ std::string Check(const Module& module, const std::string& label, int64_t& jit_k
   if (!executable.ok()) return label + ": compile: " + executable.status().ToString();
   const CpuExecutableStats& stats = (*executable)->stats();
   jit_kernels += stats.jit_kernel_count;
-  interpreter_ops += stats.interpreter_op_count;
+  for (const std::string& op : stats.interpreter_ops) interpreted.push_back(label + ": " + op);
   if (stats.kernel_count != ExpectedKernels(*module.entry())) {
     return label + ": " + std::to_string(stats.kernel_count) + " kernels, expected " +
            std::to_string(ExpectedKernels(*module.entry()));
@@ -114,9 +116,12 @@ std::string Check(const Module& module, const std::string& label, int64_t& jit_k
   return "";
 }
 
-void CheckFiles(const std::vector<std::filesystem::path>& files, bool with_pipeline) {
+// `interpreted_out`, when given, receives what ran on the interpreter.
+void CheckFiles(const std::vector<std::filesystem::path>& files, bool with_pipeline,
+                std::vector<std::string>* interpreted_out = nullptr) {
   std::vector<std::string> failures;
-  int64_t jit = 0, interpreted = 0, checked = 0;
+  int64_t jit = 0, checked = 0;
+  std::vector<std::string> interpreted;
   for (const std::filesystem::path& path : files) {
     std::ifstream in(path);
     std::stringstream text;
@@ -134,15 +139,28 @@ void CheckFiles(const std::vector<std::filesystem::path>& files, bool with_pipel
     if (!failure.empty()) failures.push_back(failure);
     ++checked;
   }
-  std::cout << checked << " executables checked: " << jit << " LLVM kernels, " << interpreted
-            << " interpreter host ops\n";
+  std::cout << checked << " executables checked: " << jit << " LLVM kernels, "
+            << interpreted.size() << " interpreter host ops\n";
+  for (const std::string& op : interpreted) std::cout << "  on the interpreter: " << op << "\n";
   for (const std::string& f : failures) ADD_FAILURE() << f;
+  if (interpreted_out != nullptr) *interpreted_out = interpreted;
 }
 
 TEST(CpuExecutableCorpusTest, SmallTwinsMatchTheInterpreter) {
   const std::vector<std::filesystem::path> files = HloFiles("data/corpus/small/hlo");
   ASSERT_FALSE(files.empty());
   CheckFiles(files, /*with_pipeline=*/true);
+}
+
+TEST(CpuExecutableCorpusTest, FullCnnMnistMatchesTheInterpreterWithoutIt) {
+  // The full-size module (batch 128) whose max-pool gradient, a
+  // select-and-scatter, ran on the interpreter before it had a kernel.
+  const std::filesystem::path path = std::filesystem::path(HLOGYM_SOURCE_DIR) /
+                                     "data/corpus/hlo/cnn_mnist_train_128.hlo";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  std::vector<std::string> interpreted;
+  CheckFiles({path}, /*with_pipeline=*/true, &interpreted);
+  EXPECT_TRUE(interpreted.empty()) << interpreted.front();
 }
 
 TEST(CpuExecutableCorpusTest, ModulesCompiledAtOnceOnOneCompilerMatchTheInterpreter) {
