@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace hlogym {
@@ -62,18 +63,91 @@ double Elements(const Shape& shape) {
 
 double ComputationFlops(const Computation& computation, const DeviceSpec& device);
 
+// The product of the contracting dimensions of a dot's lhs (1 without them).
+double ContractingSize(const Instruction& dot) {
+  double k = 1;
+  if (!dot.has_attrs<DotAttrs>()) return k;
+  const Shape& lhs = dot.operand(0)->shape();
+  for (int64_t d : dot.attrs<DotAttrs>().dims.lhs_contracting) {
+    if (d >= 0 && d < lhs.rank()) k *= lhs.dim(d);
+  }
+  return k;
+}
+
+// How many times one run of `user` evaluates each element of its operand
+// `i` per evaluation of each of its own elements, as a factor on the
+// operand's element count (see RecomputeFactors).
+double OperandReuse(const Instruction& user, int64_t i) {
+  const Instruction& operand = *user.operand(i);
+  const double in = std::max(1.0, Elements(operand.shape()));
+  const double out = std::max(1.0, Elements(user.shape()));
+  switch (user.opcode()) {
+    case Opcode::kBroadcast: {
+      // Loop-invariant code leaves the loops it does not depend on: the
+      // operand is computed once per iteration of the loops down to the
+      // innermost output dimension it maps to (loops run row-major).
+      double outer = 1;
+      int64_t innermost = -1;
+      for (int64_t d : user.dimensions()) innermost = std::max(innermost, d);
+      for (int64_t d = 0; d <= innermost && d < user.shape().rank(); ++d) {
+        outer *= static_cast<double>(user.shape().dim(d));
+      }
+      return outer / in;
+    }
+    case Opcode::kReduce: case Opcode::kConcatenate: case Opcode::kPad:
+    case Opcode::kTuple: case Opcode::kGetTupleElement: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kScatter:
+      return 1;  // each operand element feeds one output element
+    case Opcode::kReduceWindow: {
+      if (!user.has_attrs<WindowAttrs>()) return 1;
+      double window = 1;
+      for (const WindowDimension& d : user.attrs<WindowAttrs>().window) window *= d.size;
+      return window * out / in;
+    }
+    case Opcode::kDot:
+      return ContractingSize(user) * out / in;
+    default:
+      // One operand element per output element (elementwise ops, transpose,
+      // reshape, slices, gathers): a slice computes only its window of the
+      // operand, a gather each row as often as it is gathered.
+      return out / in;
+  }
+}
+
+// For each instruction of a fused computation, how many times the kernel
+// evaluates its elements relative to its element count: 1 when each element
+// is computed once, more when a fused producer is recomputed (a row-wise
+// reduce broadcast along the rows is computed once per row, one broadcast
+// along the columns once per element), less when only a slice of it is used.
+// A value several users need at the same index is computed once (the
+// elemental emitter caches it), so users combine by max, not sum.
+absl::flat_hash_map<const Instruction*, double> RecomputeFactors(const Computation& fused) {
+  absl::flat_hash_map<const Instruction*, double> factor;
+  std::vector<Instruction*> order = fused.MakePostOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Instruction* inst = *it;
+    double f = inst == fused.root() ? 1 : 0;
+    for (const Instruction* user : inst->users()) {
+      auto found = factor.find(user);
+      if (found == factor.end()) continue;
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) != inst) continue;
+        // Scalars that are not elementwise operands (a reduce's init, a
+        // pad value, slice indices) are read once.
+        const bool scalar_attribute = inst->shape().IsScalar() && !IsElementwise(user->opcode());
+        f = std::max(f, scalar_attribute ? 1.0 : found->second * OperandReuse(*user, i));
+      }
+    }
+    factor[inst] = f;
+  }
+  return factor;
+}
+
 double InstructionFlops(const Instruction& inst, const DeviceSpec& device) {
   const double out = Elements(inst.shape());
   switch (inst.opcode()) {
-    case Opcode::kDot: {
-      if (!inst.has_attrs<DotAttrs>()) return out;
-      double k = 1;
-      const Shape& lhs = inst.operand(0)->shape();
-      for (int64_t d : inst.attrs<DotAttrs>().dims.lhs_contracting) {
-        if (d >= 0 && d < lhs.rank()) k *= lhs.dim(d);
-      }
-      return 2 * out * k;
-    }
+    case Opcode::kDot:
+      return inst.has_attrs<DotAttrs>() ? 2 * out * ContractingSize(inst) : out;
     case Opcode::kConvolution: {
       if (!inst.has_attrs<ConvolutionAttrs>()) return out;
       const auto& a = inst.attrs<ConvolutionAttrs>();
@@ -102,45 +176,73 @@ double InstructionFlops(const Instruction& inst, const DeviceSpec& device) {
   }
 }
 
-// Elements of transcendental functions one kernel evaluates.
+// An instruction the root does not reach is never evaluated.
+double FactorOf(const absl::flat_hash_map<const Instruction*, double>& factor,
+                const Instruction* inst) {
+  auto it = factor.find(inst);
+  return it == factor.end() ? 0 : it->second;
+}
+
+// Elements of transcendental functions one unfused instruction evaluates.
 double Transcendentals(const Instruction& inst) {
-  if (inst.opcode() == Opcode::kFusion && !inst.called_computations().empty()) {
-    double n = 0;
-    for (const auto& i : inst.fused_computation()->instructions()) n += Transcendentals(*i);
-    return n;
-  }
   return IsTranscendental(inst.opcode()) ? Elements(inst.shape()) : 0;
 }
 
-double ComputationFlops(const Computation& computation, const DeviceSpec& device) {
+// What one kernel does: bytes read and written, flops (transcendentals
+// weighted), transcendental elements.
+struct KernelWork {
+  double bytes = 0;
   double flops = 0;
-  for (const auto& inst : computation.instructions()) flops += InstructionFlops(*inst, device);
+  double transcendentals = 0;
+};
+
+// A fusion's work, each fused instruction counted as often as the kernel
+// evaluates it (RecomputeFactors). A parameter is read as far as the
+// kernel needs it (a slice's window), re-reads of it hit the cache.
+KernelWork FusionWork(const Instruction& fusion, const DeviceSpec& device) {
+  const Computation& fused = *fusion.fused_computation();
+  const absl::flat_hash_map<const Instruction*, double> factor = RecomputeFactors(fused);
+  KernelWork work;
+  work.bytes = static_cast<double>(fusion.shape().byte_size());
+  for (const auto& inst : fused.instructions()) {
+    const double f = FactorOf(factor, inst.get());
+    if (inst->opcode() == Opcode::kParameter) {
+      work.bytes += static_cast<double>(inst->shape().byte_size()) * std::min(1.0, f);
+      continue;
+    }
+    work.flops += InstructionFlops(*inst, device) * f;
+    work.transcendentals += Transcendentals(*inst) * f;
+  }
+  return work;
+}
+
+double ComputationFlops(const Computation& computation, const DeviceSpec& device) {
+  const absl::flat_hash_map<const Instruction*, double> factor = RecomputeFactors(computation);
+  double flops = 0;
+  for (const auto& inst : computation.instructions()) {
+    flops += InstructionFlops(*inst, device) * FactorOf(factor, inst.get());
+  }
   return flops;
 }
 
-// Bytes a kernel reads from one operand: all of it, unless the kernel only
-// takes a window of it (slices and gathers read what they produce).
-double OperandBytesRead(const Instruction& kernel, int64_t i) {
-  const Instruction* operand = kernel.operand(i);
-  const double full = static_cast<double>(operand->shape().byte_size());
-  auto windowed = [](const Instruction& user) {
-    return user.opcode() == Opcode::kSlice || user.opcode() == Opcode::kDynamicSlice ||
-           user.opcode() == Opcode::kGather;
-  };
-  if (windowed(kernel) && i == 0) return static_cast<double>(kernel.shape().byte_size());
-  if (kernel.opcode() == Opcode::kFusion && !kernel.called_computations().empty()) {
-    const Computation* fused = kernel.fused_computation();
-    if (i >= fused->parameter_count()) return full;
-    const Instruction* param = fused->parameter(i);
-    if (param->user_count() == 0) return 0;
-    double read = 0;
-    for (const Instruction* user : param->users()) {
-      if (!windowed(*user) || user->operand(0) != param) return full;
-      read += static_cast<double>(user->shape().byte_size());
-    }
-    return std::min(read, full);
+KernelWork UnfusedWork(const Instruction& inst, const DeviceSpec& device) {
+  KernelWork work;
+  work.flops = InstructionFlops(inst, device);
+  work.transcendentals = Transcendentals(inst);
+  work.bytes = static_cast<double>(inst.shape().byte_size());
+  if (inst.opcode() == Opcode::kDynamicUpdateSlice) {
+    // In place: only the update region is read and written.
+    work.bytes = 2 * static_cast<double>(inst.operand(1)->shape().byte_size());
+    return work;
   }
-  return full;
+  const bool windowed = inst.opcode() == Opcode::kSlice ||
+                        inst.opcode() == Opcode::kDynamicSlice || inst.opcode() == Opcode::kGather;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    // Slices and gathers read what they produce of their operand 0.
+    work.bytes += windowed && i == 0 ? static_cast<double>(inst.shape().byte_size())
+                                     : static_cast<double>(inst.operand(i)->shape().byte_size());
+  }
+  return work;
 }
 
 // The trip count of a counted loop (counter < constant, counter starting at a
@@ -180,18 +282,13 @@ void AddComputation(const Computation& computation, const DeviceSpec& device,
 
 void AddKernel(const Instruction& inst, const DeviceSpec& device, double repeat,
                CostEstimate* estimate) {
-  double bytes = static_cast<double>(inst.shape().byte_size());
-  if (inst.opcode() == Opcode::kDynamicUpdateSlice) {
-    // In place: only the update region is read and written.
-    bytes = 2 * static_cast<double>(inst.operand(1)->shape().byte_size());
-  } else {
-    for (int64_t i = 0; i < inst.operand_count(); ++i) bytes += OperandBytesRead(inst, i);
-  }
-  const double flops = InstructionFlops(inst, device);
+  const KernelWork work = inst.opcode() == Opcode::kFusion && !inst.called_computations().empty()
+                               ? FusionWork(inst, device)
+                               : UnfusedWork(inst, device);
+  const double bytes = work.bytes, flops = work.flops, transcendentals = work.transcendentals;
   const double seconds =
       std::max(bytes / device.bandwidth_bytes_per_s, flops / device.peak_flops_per_s) +
       device.launch_seconds;
-  const double transcendentals = Transcendentals(inst);
   estimate->per_kernel.push_back({&inst, bytes, flops, seconds, transcendentals});
   estimate->transcendentals += transcendentals * repeat;
   estimate->seconds += seconds * repeat;

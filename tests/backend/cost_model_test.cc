@@ -1,7 +1,9 @@
 // Tests of the analytical cost model: kernels, bytes, flops, loops, calibration.
 #include "backend/cost_model.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/ir/module.h"
+#include "core/text/parser.h"
 #include "gtest/gtest.h"
 
 namespace hlogym {
@@ -61,6 +63,59 @@ TEST(CostModelTest, TranscendentalsCostWhatTheDeviceSays) {
   const DeviceSpec c = CpuDevice();
   EXPECT_NEAR(cpu.seconds, cpu.flops / c.peak_flops_per_s + c.launch_seconds, 1e-12);
   EXPECT_GT(cpu.flops / c.peak_flops_per_s, cpu.bytes / c.bandwidth_bytes_per_s);
+}
+
+// A fusion of x - broadcast(reduce(x)) over f32[512,512], reducing
+// `reduced` and broadcasting along the other dimension.
+std::unique_ptr<Module> ReduceBroadcastFusion(int reduced) {
+  const int kept = 1 - reduced;
+  const std::string text = absl::StrCat(R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+fc {
+  p = f32[512,512] parameter(0)
+  z = f32[] constant(0)
+  r = f32[512] reduce(p, z), dimensions={)", reduced, R"(}, to_apply=add
+  b = f32[512,512] broadcast(r), dimensions={)", kept, R"(}
+  ROOT s = f32[512,512] subtract(p, b)
+}
+ENTRY main {
+  x = f32[512,512] parameter(0)
+  ROOT f = f32[512,512] fusion(x), kind=kLoop, calls=fc
+})");
+  return ParseModule(text).value();
+}
+
+TEST(CostModelTest, FusedProducersCountAsOftenAsTheKernelComputesThem) {
+  const double n = 512.0 * 512.0;
+  const double reduce = n + 1;  // a reduce's flops: its inputs' elements, the init's one
+  // Row sums broadcast along the rows: each row's sum is computed once per
+  // row (the loop over a row does not change it), so once in all.
+  EXPECT_DOUBLE_EQ(EstimateCost(*ReduceBroadcastFusion(1), CpuDevice()).flops, reduce + n);
+  // Column sums broadcast along the columns: the innermost loop changes the
+  // column, so every row recomputes all the column sums.
+  EXPECT_DOUBLE_EQ(EstimateCost(*ReduceBroadcastFusion(0), CpuDevice()).flops,
+                   512 * reduce + n);
+  // A slice of a fused exp computes only the slice's elements.
+  std::unique_ptr<Module> sliced = ParseModule(R"(
+HloModule m
+fc {
+  p = f32[1048576] parameter(0)
+  e = f32[1048576] exponential(p)
+  ROOT s = f32[1024] slice(e), slice={[0:1024]}
+}
+ENTRY main {
+  x = f32[1048576] parameter(0)
+  ROOT f = f32[1024] fusion(x), kind=kLoop, calls=fc
+})").value();
+  const CostEstimate estimate = EstimateCost(*sliced, H100Device());
+  EXPECT_DOUBLE_EQ(estimate.flops, 1024 * 16.0);
+  EXPECT_DOUBLE_EQ(estimate.transcendentals, 1024);
+  EXPECT_DOUBLE_EQ(estimate.bytes, 2 * 4096.0);  // the slice's window in, the slice out
 }
 
 TEST(CostModelTest, DevicesByName) {
