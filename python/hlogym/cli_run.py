@@ -36,7 +36,8 @@ def add_common_arguments(p) -> None:
     p.add_argument("--max-steps", type=int, help="override the env's max_steps")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--time-budget", type=float,
-                   help="seconds: start no new modules after this (the table shows those done)")
+                   help="seconds: start no new modules after this (the table shows those done); "
+                        "modules then run taking each family (name prefix) in turn")
     p.add_argument("--episode-timeout", type=float, default=60,
                    help="seconds: stop an episode between steps after this, keeping its state "
                         "(0: no limit)")
@@ -95,8 +96,34 @@ def _setup(args, agents: list[str]):
         files = _small_enough(files, args.env, args.max_instructions)
     if args.limit:
         files = files[:args.limit]
+    if args.time_budget is not None:
+        files = interleave_families(files)
     env = make_env(args.env, files, reward, args.max_steps)
     return backend, files, env
+
+
+def interleave_families(files: list[str]) -> list[str]:
+    """`files` taking each family in turn (the name up to its first '_':
+    act_*, flax_*, optax_*, ...), so that a run cut short by --time-budget
+    covers every family rather than the first ones in alphabetical order."""
+    families: dict[str, list[str]] = {}
+    for path in files:
+        families.setdefault(Path(path).stem.split("_")[0], []).append(path)
+    queues = [list(reversed(members)) for _, members in sorted(families.items())]
+    order = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                order.append(queue.pop())
+    return order
+
+
+def by_module_name(results: dict, done: int) -> dict:
+    """`results` with the modules done in the order of their names (they may
+    have run in another order)."""
+    first = next(iter(results.values()))
+    order = sorted(range(done), key=lambda m: _module_name(first[m][0]))
+    return {a: [per_module[m] for m in order] for a, per_module in results.items()}
 
 
 def _small_enough(files: list[str], env_id: str, limit: int) -> list[str]:
@@ -305,6 +332,7 @@ def cmd_rollout(args) -> int:
     backend, files, env = _setup(args, [args.agent])
     started = time.perf_counter()
     results, done = run_agents(env, [args.agent], len(files), args)
+    results = by_module_name(results, done)
     elapsed = time.perf_counter() - started
     print(f"agent {args.agent} on {args.env}, backend: {_runtimes_label(args, backend)}, "
           f"{done} modules x {args.episodes} episode(s) in {elapsed:.1f} s")
@@ -323,6 +351,7 @@ def cmd_compare(args) -> int:
     backend, files, env = _setup(args, agents)
     started = time.perf_counter()
     results, done = run_agents(env, agents, len(files), args)
+    results = by_module_name(results, done)
     elapsed = time.perf_counter() - started
     print(f"{', '.join(agents)} on {args.env}, backend: {_runtimes_label(args, backend)}, "
           f"{done} modules x {args.episodes} episode(s) in {elapsed:.1f} s; "

@@ -84,6 +84,23 @@ def test_compare_has_a_column_per_agent_and_a_plot(tmp_path):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_time_budget_runs_every_family_in_turn_and_the_table_is_by_name():
+    from hlogym.cli_run import interleave_families
+
+    files = ["d/act_a.hlo", "d/act_b.hlo", "d/act_c.hlo", "d/flax_a.hlo", "d/optax_a.hlo",
+             "d/optax_b.hlo"]
+    assert interleave_families(files) == ["d/act_a.hlo", "d/flax_a.hlo", "d/optax_a.hlo",
+                                          "d/act_b.hlo", "d/optax_b.hlo", "d/act_c.hlo"]
+    # Given out of order, with a budget (so interleaved): rows come by name.
+    mlp = str(SMALL / "mlp_fwd_256x784_small.hlo")
+    result = run("rollout", "--agent", "xla", "--backend", "cost", "--dataset", SOFTMAX,
+                 LAYERNORM, mlp, "--time-budget", "600", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    names = [line.split()[0] for line in result.stdout.splitlines()
+             if line.split() and line.split()[0].endswith("_small")]
+    assert names == sorted(names) and len(names) == 3
+
+
 def test_episodes_planned_on_one_source_are_timed_on_another(tmp_path):
     """--reward-backend plans on one runtime source, --backend times the end
     states: with two cost models (deterministic) the table must show exactly
