@@ -286,9 +286,7 @@ void AddKernel(const Instruction& inst, const DeviceSpec& device, double repeat,
                                ? FusionWork(inst, device)
                                : UnfusedWork(inst, device);
   const double bytes = work.bytes, flops = work.flops, transcendentals = work.transcendentals;
-  const double seconds =
-      std::max(bytes / device.bandwidth_bytes_per_s, flops / device.peak_flops_per_s) +
-      device.launch_seconds;
+  const double seconds = KernelSeconds(bytes, flops, device);
   estimate->per_kernel.push_back({&inst, bytes, flops, seconds, transcendentals});
   estimate->transcendentals += transcendentals * repeat;
   estimate->seconds += seconds * repeat;
@@ -341,7 +339,14 @@ void AddComputation(const Computation& computation, const DeviceSpec& device,
 }  // namespace
 
 DeviceSpec H100Device() { return {"h100", 3.35e12, 60e12, 5e-6}; }
-DeviceSpec CpuDevice() { return {"cpu", 20e9, 50e9, 1e-6, 45}; }
+DeviceSpec CpuDevice() { return {"cpu", 20e9, 50e9, 1e-6, 45, 16.0 * (1 << 20), 45e9}; }
+
+double KernelSeconds(double bytes, double flops, const DeviceSpec& device) {
+  const bool cached = device.cache_bytes > 0 && bytes <= device.cache_bytes;
+  const double bandwidth =
+      cached ? device.cache_bandwidth_bytes_per_s : device.bandwidth_bytes_per_s;
+  return std::max(bytes / bandwidth, flops / device.peak_flops_per_s) + device.launch_seconds;
+}
 
 absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name) {
   if (name == "h100") return H100Device();
@@ -362,24 +367,32 @@ absl::StatusOr<DeviceSpec> Calibrate(const DeviceSpec& initial,
     return absl::InvalidArgumentError(absl::StrCat(
         "calibration needs at least 3 measured kernels, got ", samples.size()));
   }
-  // Alternate two least-squares fits until they agree: with the current
-  // model, each sample is memory- or compute-bound; fit launch + bytes/bw on
-  // the memory-bound ones and flops/peak (after launch) on the rest.
+  // Alternate least-squares fits until they agree: with the current model,
+  // each sample is memory- or compute-bound; fit launch + bytes/bw on the
+  // memory-bound ones from memory, bytes/cache bandwidth (after launch) on
+  // those the cache holds, and flops/peak (after launch) on the rest.
   DeviceSpec spec = initial;
   for (int round = 0; round < 8; ++round) {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;  // y = launch + x / bw
+    double cx = 0, cy = 0;                            // y - launch = x / cache bw
     double fx = 0, fy = 0;                            // y - launch = x / peak
     for (const KernelSample& s : samples) {
-      const bool memory_bound =
-          s.bytes / spec.bandwidth_bytes_per_s >= s.flops / spec.peak_flops_per_s;
-      if (memory_bound) {
+      const bool cached = spec.cache_bytes > 0 && s.bytes <= spec.cache_bytes;
+      const double bandwidth =
+          cached ? spec.cache_bandwidth_bytes_per_s : spec.bandwidth_bytes_per_s;
+      const double after_launch = std::max(0.0, s.seconds - spec.launch_seconds);
+      if (s.bytes / bandwidth < s.flops / spec.peak_flops_per_s) {
+        fx += s.flops * s.flops;
+        fy += s.flops * after_launch;
+      } else if (cached) {
+        cx += s.bytes * s.bytes;
+        cy += s.bytes * after_launch;
+      } else {
         n += 1; sx += s.bytes; sy += s.seconds; sxx += s.bytes * s.bytes;
         sxy += s.bytes * s.seconds;
-      } else {
-        fx += s.flops * s.flops;
-        fy += s.flops * std::max(0.0, s.seconds - spec.launch_seconds);
       }
     }
+    if (cx > 0 && cy > 0) spec.cache_bandwidth_bytes_per_s = cx / cy;
     const double denom = n * sxx - sx * sx;
     if (n >= 2 && denom > 0) {
       const double slope = (n * sxy - sx * sy) / denom;

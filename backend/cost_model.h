@@ -23,16 +23,24 @@ struct DeviceSpec {
   // pow, ...) costs in flops: a GPU's special function units make it a
   // few; a CPU evaluates a vectorized polynomial and range reduction.
   double transcendental_flops = 16;
+  // A kernel that moves at most cache_bytes streams them at
+  // cache_bandwidth_bytes_per_s: its arrays stay in the last-level cache
+  // between kernels and runs. 0 models no cache.
+  double cache_bytes = 0;
+  double cache_bandwidth_bytes_per_s = 0;
 };
 
 // An NVIDIA H100 SXM: HBM3 about 3.35 TB/s, about 60 TFLOP/s fp32 without
 // tensor cores, about 5 us per kernel launch when launches are not pipelined.
 DeviceSpec H100Device();
-// A generic server CPU core pair (the CI machine's class): about 20 GB/s,
-// about 50 GFLOP/s, about 1 us per kernel (a function call plus a TBB
-// dispatch), and 45 flops per transcendental element: libmvec's AVX2 log and
-// sin take 1.5-1.8 ns per element on one core (5-6 cycles), 45 flops at
-// 25 GFLOP/s a core. Calibrate() fits real numbers.
+// A generic server CPU core pair (the CI machine's class): about 20 GB/s
+// from memory, about 45 GB/s for kernels moving at most 16 MiB (half of a
+// 32 MiB L3: a subtract of two f32 arrays streams 44-48 GB/s up to 12 MiB
+// and 18-23 GB/s from 24 MiB on, on 2 cores), about 50 GFLOP/s, about 1 us
+// per kernel (a function call plus a TBB dispatch), and 45 flops per
+// transcendental element: libmvec's AVX2 log and sin take 1.5-1.8 ns per
+// element on one core (5-6 cycles), 45 flops at 25 GFLOP/s a core.
+// Calibrate() fits real numbers.
 DeviceSpec CpuDevice();
 // "h100" or "cpu"; anything else is an error listing both.
 absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name);
@@ -53,6 +61,10 @@ struct CostEstimate {
   double transcendentals = 0;
   std::vector<KernelCost> per_kernel;  // in execution order
 };
+
+// One kernel's time on `device`: max(bytes / bandwidth, flops / peak) plus
+// the launch cost, at the cache's bandwidth when the bytes fit in it.
+double KernelSeconds(double bytes, double flops, const DeviceSpec& device);
 
 // Estimates the entry computation. While loops count their body and
 // condition once per iteration when the trip count can be read off the loop

@@ -289,8 +289,7 @@ double Reestimate(const CostEstimate& estimate, const DeviceSpec& device) {
   double seconds = 0;
   for (const KernelCost& k : estimate.per_kernel) {
     const double flops = k.flops + k.transcendentals * extra;
-    seconds += std::max(k.bytes / device.bandwidth_bytes_per_s, flops / device.peak_flops_per_s) +
-               device.launch_seconds;
+    seconds += KernelSeconds(k.bytes, flops, device);
   }
   return seconds;
 }

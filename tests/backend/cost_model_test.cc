@@ -133,11 +133,36 @@ TEST(CostModelTest, CalibrationRecoversAKnownDevice) {
   for (double flops : {1e9, 1e10}) {
     samples.push_back({1e3, flops, truth.launch_seconds + flops / truth.peak_flops_per_s});
   }
-  DeviceSpec fitted = Calibrate(CpuDevice(), samples).value();
+  DeviceSpec no_cache = CpuDevice();
+  no_cache.cache_bytes = 0;
+  DeviceSpec fitted = Calibrate(no_cache, samples).value();
   EXPECT_NEAR(fitted.bandwidth_bytes_per_s / truth.bandwidth_bytes_per_s, 1, 1e-6);
   EXPECT_NEAR(fitted.launch_seconds / truth.launch_seconds, 1, 1e-6);
   EXPECT_NEAR(fitted.peak_flops_per_s / truth.peak_flops_per_s, 1, 1e-3);
   EXPECT_FALSE(Calibrate(CpuDevice(), {samples[0]}).ok());
+}
+
+TEST(CostModelTest, KernelsThatFitTheCacheStreamAtItsBandwidth) {
+  const DeviceSpec cpu = CpuDevice();
+  const double small = cpu.cache_bytes / 2, large = cpu.cache_bytes * 2;
+  EXPECT_DOUBLE_EQ(KernelSeconds(small, 0, cpu),
+                   small / cpu.cache_bandwidth_bytes_per_s + cpu.launch_seconds);
+  EXPECT_DOUBLE_EQ(KernelSeconds(large, 0, cpu),
+                   large / cpu.bandwidth_bytes_per_s + cpu.launch_seconds);
+  // Calibration recovers both bandwidths of a device with a cache.
+  DeviceSpec truth = cpu;
+  truth.bandwidth_bytes_per_s = 15e9;
+  truth.cache_bandwidth_bytes_per_s = 60e9;
+  truth.launch_seconds = 2e-6;
+  std::vector<KernelSample> samples;
+  for (double bytes : {1e5, 1e6, 1e7, 4e7, 1e8, 1e9}) {
+    samples.push_back({bytes, 0, KernelSeconds(bytes, 0, truth)});
+  }
+  for (double flops : {1e9, 1e10}) samples.push_back({1e3, flops, KernelSeconds(1e3, flops, truth)});
+  const DeviceSpec fitted = Calibrate(cpu, samples).value();
+  EXPECT_NEAR(fitted.bandwidth_bytes_per_s / truth.bandwidth_bytes_per_s, 1, 1e-6);
+  EXPECT_NEAR(fitted.cache_bandwidth_bytes_per_s / truth.cache_bandwidth_bytes_per_s, 1, 1e-3);
+  EXPECT_NEAR(fitted.launch_seconds / truth.launch_seconds, 1, 1e-6);
 }
 
 }  // namespace
