@@ -7,6 +7,11 @@
 #include "core/ir/module.h"
 
 namespace hlogym {
+namespace {
+
+constexpr size_t kFirstCapacity = 8;
+
+}  // namespace
 
 Computation::~Computation() {
   // Operands never leave their computation, so dropping every link here lets
@@ -34,11 +39,15 @@ Instruction* Computation::AddInstruction(std::unique_ptr<Instruction> instructio
     const int64_t number = inst->parameter_number();
     if (number >= 0) {
       if (static_cast<int64_t>(parameters_.size()) <= number) {
+        if (parameters_.capacity() < kFirstCapacity) parameters_.reserve(kFirstCapacity);
         parameters_.resize(number + 1, nullptr);
       }
       parameters_[number] = inst;
     }
   }
+  // Room for a small computation at once rather than growing 1, 2, 4, 8: a
+  // dry fusion pass builds thousands of small fused computations a step.
+  if (instructions_.capacity() < kFirstCapacity) instructions_.reserve(kFirstCapacity);
   instructions_.push_back(std::move(instruction));
   return inst;
 }
@@ -115,10 +124,13 @@ namespace {
 // Visit states of MakePostOrder: 0 = unvisited, 1 = on the stack, 2 =
 // emitted. Indexed by unique id when the computation's ids are distinct and
 // dense enough (the common case inside a module), else hashed by address;
-// both give the same order.
+// both give the same order. The dense states live in a per-thread buffer
+// (one VisitState at a time per thread): a fresh one was a malloc and free
+// for each of the thousands of post-orders an env step takes.
 class VisitState {
  public:
   explicit VisitState(const std::vector<std::unique_ptr<Instruction>>& instructions) {
+    dense_.clear();
     if (instructions.empty()) return;
     int64_t lo = instructions.front()->unique_id(), hi = lo;
     for (const auto& inst : instructions) {
@@ -162,9 +174,14 @@ class VisitState {
     map_.reserve(size);
   }
 
+  static std::vector<uint8_t>& Scratch() {
+    thread_local std::vector<uint8_t> buffer;
+    return buffer;
+  }
+
   bool use_map_ = false;
   int64_t base_ = 0;
-  std::vector<uint8_t> dense_;
+  std::vector<uint8_t>& dense_ = Scratch();
   absl::flat_hash_map<const Instruction*, uint8_t> map_;
 };
 
@@ -173,6 +190,29 @@ class VisitState {
 std::vector<Instruction*> Computation::MakePostOrder() const {
   std::vector<Instruction*> order;
   order.reserve(instructions_.size());
+  {
+    // Clones and the fusion builder store every instruction after what it
+    // depends on; then the walk below, started from each instruction in
+    // storage order, finds its dependencies already emitted and emits the
+    // storage order. Checking that is one pass without the walk's stack
+    // (MakePostOrder was ~8% of a gpt2 env step).
+    VisitState state(instructions_);
+    bool stored_in_order = true;
+    for (const auto& start : instructions_) {
+      Instruction* inst = start.get();
+      for (const Instruction* dep : inst->operands()) {
+        if (dep->parent() == this && state[dep] != 2) stored_in_order = false;
+      }
+      for (const Instruction* dep : inst->control_predecessors()) {
+        if (dep->parent() == this && state[dep] != 2) stored_in_order = false;
+      }
+      if (!stored_in_order) break;
+      state[inst] = 2;
+      order.push_back(inst);
+    }
+    if (stored_in_order) return order;
+    order.clear();
+  }
   // Nodes on the stack met again (a cycle, which the verifier reports) are
   // skipped, so this always terminates.
   VisitState state(instructions_);

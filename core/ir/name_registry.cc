@@ -1,5 +1,7 @@
 #include "core/ir/name_registry.h"
 
+#include <charconv>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
@@ -12,21 +14,28 @@ constexpr int64_t kMaxBit = int64_t{1} << 24;
 // abseil's string_view may not be std's: heterogeneous lookup needs its own.
 absl::string_view Key(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
+// The position of the '.' before a numeric suffix (npos without one): the
+// digits at the end are scanned back to the dot, which is the same as
+// finding the last '.' and checking that only digits follow.
+size_t SuffixDot(std::string_view name) {
+  size_t i = name.size();
+  while (i > 0 && absl::ascii_isdigit(name[i - 1])) --i;
+  if (i == name.size() || i == 0 || name[i - 1] != '.') return std::string_view::npos;
+  return i - 1;
+}
+
 }  // namespace
 
 std::string_view NameStem(std::string_view name) {
-  size_t dot = name.rfind('.');
-  if (dot == std::string_view::npos || dot + 1 == name.size()) return name;
-  for (size_t i = dot + 1; i < name.size(); ++i) {
-    if (!absl::ascii_isdigit(name[i])) return name;
-  }
-  return name.substr(0, dot);
+  const size_t dot = SuffixDot(name);
+  return dot == std::string_view::npos ? name : name.substr(0, dot);
 }
 
 NameRegistry::Parsed NameRegistry::Parse(std::string_view name) {
-  const std::string_view stem = NameStem(name);
-  if (stem.size() == name.size()) return {name, -1};
-  const std::string_view digits = name.substr(stem.size() + 1);
+  const size_t dot = SuffixDot(name);
+  if (dot == std::string_view::npos) return {name, -1};
+  const std::string_view stem = name.substr(0, dot);
+  const std::string_view digits = name.substr(dot + 1);
   if (digits.size() > 8 || (digits.size() > 1 && digits[0] == '0')) return {stem, -2};
   int64_t n = 0;
   for (char c : digits) n = 10 * n + (c - '0');
@@ -81,7 +90,14 @@ std::string NameRegistry::NextFree(std::string_view stem_name) {
     n = static_cast<int64_t>(64 * (word + 1));
   }
   stem.counter = n;
-  std::string name = absl::StrCat(Key(stem_name), ".", n);
+  // Built in place: StrCat was a fifth of the cost of naming an instruction.
+  char digits[24];
+  const std::to_chars_result end = std::to_chars(digits, digits + sizeof(digits), n);
+  std::string name;
+  name.reserve(stem_name.size() + 1 + static_cast<size_t>(end.ptr - digits));
+  name.append(stem_name);
+  name.push_back('.');
+  name.append(digits, end.ptr);
   if (n < kMaxBit) {
     const size_t word = static_cast<size_t>(n) / 64;
     if (stem.used.size() <= word) stem.used.resize(word + 1, 0);

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/ir/module.h"
@@ -21,10 +22,15 @@ struct Inlined {
 
 class FusedComputationBuilder {
  public:
-  explicit FusedComputationBuilder(Module* module)
+  FusedComputationBuilder(Module* module, size_t members)
       : module_(module),
         computation_(std::make_unique<Computation>(
-            module->UniqueComputationName("fused_computation"))) {}
+            module->UniqueComputationName("fused_computation"))) {
+    // Sized once: growing these maps entry by entry was several mallocs per
+    // candidate of a dry pass.
+    inlined_.reserve(members);
+    params_.reserve(2 * members + 2);
+  }
 
   // Copies `member` in. For a fusion whose root is a tuple, `needed` says
   // which root elements are wanted (null: all); only what they need is
@@ -36,7 +42,7 @@ class FusedComputationBuilder {
     }
     Inlined result;
     if (member->opcode() != Opcode::kFusion) {
-      std::vector<Instruction*> operands;
+      absl::InlinedVector<Instruction*, 4> operands;
       for (Instruction* operand : member->operands()) {
         ASSIGN_OR_RETURN(Instruction * inner, Resolve(operand));
         operands.push_back(inner);
@@ -57,26 +63,46 @@ class FusedComputationBuilder {
     const Instruction* root = body->root();
     const bool tuple_root = root->opcode() == Opcode::kTuple;
     // What the wanted outputs depend on.
-    absl::flat_hash_set<const Instruction*> live;
-    std::vector<const Instruction*> stack;
-    if (tuple_root) {
+    bool all_needed = true;
+    if (tuple_root && needed != nullptr) {
       for (int64_t k = 0; k < root->operand_count(); ++k) {
-        if (needed == nullptr || (k < static_cast<int64_t>(needed->size()) && (*needed)[k])) {
-          stack.push_back(root->operand(k));
-        }
+        all_needed &= k < static_cast<int64_t>(needed->size()) && (*needed)[k];
       }
-    } else {
-      stack.push_back(root);
     }
-    while (!stack.empty()) {
-      const Instruction* inst = stack.back();
-      stack.pop_back();
-      if (!live.insert(inst).second) continue;
-      for (const Instruction* operand : inst->operands()) stack.push_back(operand);
+    // When every output is wanted and everything but the root has a user
+    // (in a graph without cycles: everything reaches the root), all of the
+    // body but a tuple root is live; the common case, found without a set.
+    bool all_live = all_needed;
+    for (const auto& inst : body->instructions()) {
+      if (!all_live) break;
+      all_live = inst.get() == root || inst->user_count() > 0;
     }
+    absl::flat_hash_set<const Instruction*> live;
+    if (!all_live) {
+      std::vector<const Instruction*> stack;
+      if (tuple_root) {
+        for (int64_t k = 0; k < root->operand_count(); ++k) {
+          if (needed == nullptr || (k < static_cast<int64_t>(needed->size()) && (*needed)[k])) {
+            stack.push_back(root->operand(k));
+          }
+        }
+      } else {
+        stack.push_back(root);
+      }
+      while (!stack.empty()) {
+        const Instruction* inst = stack.back();
+        stack.pop_back();
+        if (!live.insert(inst).second) continue;
+        for (const Instruction* operand : inst->operands()) stack.push_back(operand);
+      }
+    }
+    auto is_live = [&](const Instruction* inst) {
+      return all_live ? !(tuple_root && inst == root) : live.contains(inst);
+    };
     absl::flat_hash_map<const Instruction*, Instruction*> local;
+    local.reserve(body->instruction_count());
     for (Instruction* inst : body->MakePostOrder()) {
-      if (!live.contains(inst)) continue;
+      if (!is_live(inst)) continue;
       if (inst->opcode() == Opcode::kParameter) {
         const int64_t i = inst->parameter_number();
         if (i < 0 || i >= member->operand_count()) {
@@ -86,7 +112,7 @@ class FusedComputationBuilder {
         ASSIGN_OR_RETURN(local[inst], Resolve(member->operand(i)));
         continue;
       }
-      std::vector<Instruction*> operands;
+      absl::InlinedVector<Instruction*, 4> operands;
       for (Instruction* operand : inst->operands()) operands.push_back(local.at(operand));
       local[inst] = Clone(*inst, operands);
     }
@@ -184,7 +210,7 @@ class FusedComputationBuilder {
     return param;
   }
 
-  Instruction* Clone(const Instruction& inst, const std::vector<Instruction*>& operands) {
+  Instruction* Clone(const Instruction& inst, absl::Span<Instruction* const> operands) {
     auto copy = inst.CloneWithNewOperands(inst.shape(), operands);
     copy->set_name(module_->UniqueInstructionName(inst.name()));
     return computation_->AddInstruction(std::move(copy));
@@ -233,7 +259,7 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
     }
   }
   Module* module = rewriter.module();
-  FusedComputationBuilder builder(module);
+  FusedComputationBuilder builder(module, spec.members.size());
   // The elements wanted of each tuple-shaped member: listed as outputs, or
   // read by another member through get-tuple-element.
   absl::flat_hash_map<const Instruction*, std::vector<bool>> needed;
@@ -281,7 +307,12 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
   }
   const std::vector<Instruction*> operands = builder.operands();
   std::unique_ptr<Computation> body = builder.Finish(root);
-  absl::StatusOr<FusionKind> kind_or = CheckEmittableFusion(*body);
+  // The builder adds every instruction after its operands, so the storage
+  // order is the post-order.
+  std::vector<Instruction*> order;
+  order.reserve(body->instructions().size());
+  for (const auto& inst : body->instructions()) order.push_back(inst.get());
+  absl::StatusOr<FusionKind> kind_or = CheckEmittableFusion(*body, order);
   if (!kind_or.ok()) return absl::FailedPreconditionError(kind_or.status().message());
   const FusionKind kind = *kind_or;
 

@@ -78,9 +78,14 @@ bool IsEffectiveScalar(const Shape& shape) {
 }
 
 absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused) {
+  if (fused.root() == nullptr) return NotEmittable(fused, nullptr, "it has no root");
+  return CheckEmittableFusion(fused, fused.MakePostOrder());
+}
+
+absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,
+                                                absl::Span<Instruction* const> order) {
   const Instruction* root = fused.root();
   if (root == nullptr) return NotEmittable(fused, nullptr, "it has no root");
-  const std::vector<Instruction*> order = fused.MakePostOrder();
 
   // Pass 1: every instruction is something the emitter computes.
   std::vector<const Instruction*> heroes;

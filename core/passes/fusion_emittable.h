@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "core/ir/computation.h"
 
 namespace hlogym {
@@ -58,5 +59,9 @@ bool IsEffectiveScalar(const Shape& shape);
 // the kind it must have (kInput when it holds a reduce, else kLoop), or an
 // InvalidArgument error saying which rule fails and where.
 absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused);
+// The same, given `fused`'s MakePostOrder() (a builder that stores each
+// instruction after its operands knows it: the storage order).
+absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,
+                                                absl::Span<Instruction* const> post_order);
 
 }  // namespace hlogym

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "core/base/status_macros.h"
 #include "core/passes/fusion_builder.h"
 
@@ -10,8 +11,8 @@ namespace hlogym {
 namespace {
 
 // The distinct operands of `consumer`, in operand order.
-std::vector<Instruction*> DistinctOperands(const Instruction& consumer) {
-  std::vector<Instruction*> operands;
+absl::InlinedVector<Instruction*, 8> DistinctOperands(const Instruction& consumer) {
+  absl::InlinedVector<Instruction*, 8> operands;
   for (Instruction* operand : consumer.operands()) {
     if (std::find(operands.begin(), operands.end(), operand) == operands.end()) {
       operands.push_back(operand);
@@ -39,7 +40,7 @@ absl::StatusOr<bool> ProducerConsumerFusionPass::FuseStepByStep(
   bool fused_one = true;
   while (fused_one) {
     fused_one = false;
-    std::vector<Instruction*> producers = DistinctOperands(*consumer);
+    absl::InlinedVector<Instruction*, 8> producers = DistinctOperands(*consumer);
     std::stable_sort(producers.begin(), producers.end(), [&](const Instruction* a, const Instruction* b) {
       return position(a) > position(b);
     });
