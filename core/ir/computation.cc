@@ -1,6 +1,7 @@
 #include "core/ir/computation.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -190,6 +191,31 @@ class VisitState {
 std::vector<Instruction*> Computation::MakePostOrder() const {
   std::vector<Instruction*> order;
   order.reserve(instructions_.size());
+  {
+    // Cheapest first: ids rising along the storage and every dependency's id
+    // below its user's put every dependency before its user in storage (a
+    // dependency in this computation is stored in it). Fused computations
+    // are stored so: their ids are handed out in storage order.
+    bool ids_in_order = true;
+    int64_t previous = std::numeric_limits<int64_t>::min();
+    for (const auto& stored : instructions_) {
+      const Instruction* inst = stored.get();
+      const int64_t id = inst->unique_id();
+      ids_in_order = id > previous;
+      for (const Instruction* dep : inst->operands()) {
+        ids_in_order &= dep->parent() != this || dep->unique_id() < id;
+      }
+      for (const Instruction* dep : inst->control_predecessors()) {
+        ids_in_order &= dep->parent() != this || dep->unique_id() < id;
+      }
+      if (!ids_in_order) break;
+      previous = id;
+    }
+    if (ids_in_order) {
+      for (const auto& stored : instructions_) order.push_back(stored.get());
+      return order;
+    }
+  }
   {
     // Clones and the fusion builder store every instruction after what it
     // depends on; then the walk below, started from each instruction in
