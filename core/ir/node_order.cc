@@ -13,8 +13,10 @@ std::vector<Instruction*> NodeOrder(const Module& module) {
   return order;
 }
 
-std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(
-    const Module& module, const std::function<bool(const Instruction&)>& wanted) {
+namespace {
+
+template <typename Wanted>
+std::vector<std::pair<Instruction*, int64_t>> Find(const Module& module, const Wanted& wanted) {
   std::vector<std::pair<Instruction*, int64_t>> found;
   int64_t offset = 0;
   for (const auto& computation : module.computations()) {
@@ -31,6 +33,18 @@ std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(
     offset += computation->instruction_count();
   }
   return found;
+}
+
+}  // namespace
+
+std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(
+    const Module& module, const std::function<bool(const Instruction&)>& wanted) {
+  return Find(module, wanted);
+}
+
+std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(const Module& module,
+                                                              Opcode opcode) {
+  return Find(module, [opcode](const Instruction& inst) { return inst.opcode() == opcode; });
 }
 
 }  // namespace hlogym

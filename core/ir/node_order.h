@@ -20,5 +20,9 @@ std::vector<Instruction*> NodeOrder(const Module& module);
 // their size), which matters when most computations are fused ones.
 std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(
     const Module& module, const std::function<bool(const Instruction&)>& wanted);
+// The same for the instructions of one opcode (no call per instruction: an
+// env step looks for its alternatives nodes among ~20K instructions twice).
+std::vector<std::pair<Instruction*, int64_t>> FindInNodeOrder(const Module& module,
+                                                              Opcode opcode);
 
 }  // namespace hlogym

@@ -65,9 +65,7 @@ absl::Status CheckChoices(const std::vector<AlternativeNode>& alts,
 
 std::vector<AlternativeNode> FindAlternatives(const Module& module) {
   std::vector<AlternativeNode> alts;
-  for (const auto& [inst, index] : FindInNodeOrder(module, [](const Instruction& inst) {
-         return inst.opcode() == Opcode::kAlternatives;
-       })) {
+  for (const auto& [inst, index] : FindInNodeOrder(module, Opcode::kAlternatives)) {
     alts.push_back({inst, index});
   }
   return alts;
