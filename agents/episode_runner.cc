@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/parallel.h"
 #include "core/base/status_macros.h"
+#include "core/rewrite/decisions.h"
 #include "oneapi/tbb/info.h"
 #include "oneapi/tbb/task_arena.h"
 
@@ -64,7 +65,13 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
   result.truncated = info.truncated;
   result.fingerprint = info.fingerprint;
   result.choices = env.record().choices;
-  result.final_module = env.module().Clone();
+  // The module the episode's last runtime was taken on: an episode cut
+  // short (truncated, stopped) holds the next dry pass's alternatives, whose
+  // candidates would otherwise be compiled and timed with it; choosing the
+  // original everywhere gives that module back exactly.
+  ASSIGN_OR_RETURN(result.final_module,
+                   CloneWithChoices(env.module(),
+                                    std::vector<int64_t>(env.choice_counts().size(), 0)));
   result.seconds = elapsed();
   return result;
 }

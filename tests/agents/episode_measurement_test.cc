@@ -9,7 +9,9 @@
 
 #include "agents/episode_runner.h"
 #include "backend/cost_model.h"
+#include "core/ir/fingerprint.h"
 #include "core/passes/default_pipeline.h"
+#include "core/rewrite/decisions.h"
 #include "gtest/gtest.h"
 #include "tests/agents/agent_test_util.h"
 
@@ -45,6 +47,29 @@ TEST(EpisodeMeasurementTest, TimesTheOriginalDefaultAndFinalModulesOnTheOtherSou
     EXPECT_EQ(r.default_runtime, EstimateCost(*baseline, CpuDevice()).seconds);
     // The CPU model is not the H100 one: the figures really were replaced.
     EXPECT_NE(r.final_runtime, r.planned.final_runtime);
+  }
+}
+
+TEST(EpisodeMeasurementTest, EpisodesCutShortAreTimedWithoutTheirPendingAlternatives) {
+  // Two steps: the episodes end truncated with the next dry pass offered.
+  std::unique_ptr<HloRewriteEnv> env =
+      MakeTestEnv("fusion-v0", {"softmax_4096x1024", "layernorm_8192x1024"}, 2);
+  ASSERT_NE(env, nullptr);
+  absl::StatusOr<std::vector<EpisodeResult>> results =
+      RunEpisodes(*env, "random", {{0, 0}, {1, 0}}, 1, {});
+  ASSERT_TRUE(results.ok()) << results.status();
+  const std::vector<EpisodeResult> planned = *results;
+  // Timed on the source they planned on, the figures must not move.
+  absl::StatusOr<std::shared_ptr<RuntimeSource>> same = MakeRuntimeSource("cost");
+  ASSERT_TRUE(same.ok());
+  ASSERT_TRUE(MeasureEpisodes(env->benchmarks(), **same, *results).ok());
+  for (size_t i = 0; i < results->size(); ++i) {
+    const EpisodeResult& r = (*results)[i];
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_TRUE(r.truncated);
+    EXPECT_TRUE(FindAlternatives(*r.final_module).empty());
+    EXPECT_EQ(Fingerprint(*r.final_module), r.fingerprint);
+    EXPECT_EQ(r.final_runtime, planned[i].final_runtime);
   }
 }
 
