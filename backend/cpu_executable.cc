@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "absl/strings/str_cat.h"
+#include "backend/cpu_split_reduce.h"
 #include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 
@@ -64,6 +65,9 @@ struct CpuExecutable::Step {
   std::vector<void*> pointers;   // their addresses, refreshed each run
   bool jit = false;
   CpuKernel kernel;
+  // The kernel's scratch buffers (their addresses follow the buffers' in
+  // `pointers`), allocated with the step.
+  std::vector<double> scratch;
   std::unique_ptr<HostOp> host;
 };
 
@@ -91,6 +95,31 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::CompileComputation
   std::unique_ptr<CpuExecutable> executable(new CpuExecutable());
   RETURN_IF_ERROR(executable->Build(computation, compiler));
   return executable;
+}
+
+namespace {
+
+// Gives a step's kernel its scratch buffers, 64-byte aligned, after the
+// buffers' addresses in `pointers`.
+void AllocateScratchFor(std::vector<double>& scratch, std::vector<void*>& pointers,
+                        const std::vector<int64_t>& doubles) {
+  constexpr int64_t kAlign = 8;  // doubles per 64 bytes
+  int64_t total = kAlign;
+  for (int64_t n : doubles) total += (n + kAlign - 1) / kAlign * kAlign;
+  scratch.assign(total, 0.0);
+  const auto address = reinterpret_cast<uintptr_t>(scratch.data());
+  int64_t offset = static_cast<int64_t>((64 - address % 64) % 64) / 8;
+  for (int64_t n : doubles) {
+    pointers.push_back(scratch.data() + offset);
+    offset += (n + kAlign - 1) / kAlign * kAlign;
+  }
+}
+
+}  // namespace
+
+void CpuExecutable::AllocateScratch(Step& step) {
+  if (step.kernel.scratch_doubles.empty()) return;
+  AllocateScratchFor(step.scratch, step.pointers, step.kernel.scratch_doubles);
 }
 
 absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
@@ -138,6 +167,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
       step->jit = true;
       step->kernel = *kernel;
       ++stats_.jit_kernel_count;
+      AllocateScratch(*step);
       return step;
     }
     ++stats_.jit_fallback_count;
@@ -267,6 +297,7 @@ absl::Status CpuExecutable::RunStep(Step& step) {
     ParallelFor(0, k.parallel_extent, grain,
                 [&](int64_t lo, int64_t hi) { k.fn(pointers, lo, hi); });
   }
+  if (!k.split_reductions.empty()) FinishSplitReductions(k, pointers);
   return absl::OkStatus();
 }
 

@@ -98,6 +98,7 @@ class CpuExecutable {
   absl::Status Build(const Computation& computation, CpuKernelCompiler& compiler);
   absl::Status BindParameters(absl::Span<const void* const> parameter_leaves);
   absl::Status RunStep(Step& step);
+  void AllocateScratch(Step& step);
   absl::StatusOr<std::unique_ptr<Step>> MakeStep(const Instruction& instruction,
                                                  CpuKernelCompiler& compiler);
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/ir/instruction.h"
@@ -17,16 +18,35 @@ namespace hlogym {
 //   buffers: the instruction's operands in order, then its outputs (one per
 //            leaf of a tuple-shaped result), each dense and row-major (the
 //            logical shape's last dimension is minor), as the reference
-//            interpreter lays literals out.
+//            interpreter lays literals out; then the kernel's scratch
+//            buffers (CpuKernel::scratch_doubles), which the executable
+//            allocates once.
 //   [begin, end): a range of the kernel's parallel extent. Calls on disjoint
 //            ranges may run concurrently; together they cover
 //            [0, parallel_extent).
 using CpuKernelFn = void (*)(void* const* buffers, int64_t begin, int64_t end);
 
+// A reduce output computed as partial results (backend/cpu_split_reduce.h):
+// the kernel writes `partials` x `outputs` doubles and the init value into
+// scratch buffers, and FinishSplitReductions folds them into the output.
+struct SplitReduction {
+  int64_t output_buffer = 0;
+  int64_t partial_buffer = 0;
+  int64_t init_buffer = 0;
+  int64_t partials = 0;
+  int64_t outputs = 0;
+  Opcode op = Opcode::kAdd;  // add, maximum or minimum
+  bool f64 = false;          // the output's type (else f32)
+};
+
 struct CpuKernel {
   CpuKernelFn fn = nullptr;
   int64_t parallel_extent = 1;  // output elements, or reduction rows
   int64_t grain = 1;            // a sensible minimum range per task
+  // Doubles per scratch buffer (after the outputs in `buffers`), and the
+  // split reductions to finish once every range has run.
+  std::vector<int64_t> scratch_doubles;
+  std::vector<SplitReduction> split_reductions;
 };
 
 // Compiles kernels with LLVM ORC (LLJIT) at -O3 for the host CPU. Compile is

@@ -6,12 +6,14 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "backend/cpu_jit.h"
 #include "backend/cpu_kernel.h"
+#include "backend/cpu_split_reduce.h"
 #include "backend/cpu_vector_math.h"
 #include "backend/elemental_emitter.h"
 #include "backend/kernel_plan.h"
@@ -258,16 +260,67 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
   std::vector<llvm::Value*> out_base(outputs.size());
   for (size_t k = 0; k < outputs.size(); ++k) out_base[k] = buffer(outputs[k].buffer);
 
+  // Reduces to few elements over many become partial results in scratch
+  // buffers after the outputs (backend/cpu_split_reduce.h).
+  CpuKernel kernel;
+  std::vector<std::optional<SplitReducePlan>> splits(outputs.size());
+  std::vector<llvm::Value*> split_init(outputs.size(), nullptr);
+  int64_t work = 1;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const KernelOutput& out = outputs[k];
+    if (out.leaf != 0 || !(splits[k] = PlanSplitReduce(*out.producer))) continue;
+    // Results of the reduce used inside the kernel too are computed whole there.
+    if (out.producer != root && out.producer->user_count() != 1) {
+      splits[k].reset();
+      continue;
+    }
+    const int64_t scratch = operand_count + static_cast<int64_t>(outputs.size()) +
+                            static_cast<int64_t>(kernel.scratch_doubles.size());
+    kernel.scratch_doubles.push_back(splits[k]->partials * splits[k]->outputs);
+    kernel.scratch_doubles.push_back(1);
+    SplitReduction split;
+    split.output_buffer = out.buffer;
+    split.partial_buffer = scratch;
+    split.init_buffer = scratch + 1;
+    split.partials = splits[k]->partials;
+    split.outputs = splits[k]->outputs;
+    split.op = splits[k]->op;
+    split.f64 = out.shape.element_type() == PrimitiveType::kF64;
+    kernel.split_reductions.push_back(split);
+    out_base[k] = buffer(split.partial_buffer);
+    split_init[k] = buffer(split.init_buffer);
+    work = std::max(work, splits[k]->work);
+  }
+
   // Outputs of the same dimensions share one loop (and so their common
-  // subexpressions); each group covers [begin, min(end, its size)).
-  std::map<std::vector<int64_t>, std::vector<size_t>> groups;
+  // subexpressions); each group covers [begin, min(end, its size)). A split
+  // reduce is a group of its own over its partials x outputs, spread over
+  // the whole range in proportion (its work is spread as the rest is).
+  std::map<std::pair<int64_t, std::vector<int64_t>>, std::vector<size_t>> groups;
   int64_t extent = 1;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const auto dims = outputs[k].shape.dims();
-    groups[std::vector<int64_t>(dims.begin(), dims.end())].push_back(k);
+    if (splits[k]) {
+      groups[{static_cast<int64_t>(k) + 1, {}}].push_back(k);
+      extent = std::max(extent, splits[k]->partials * splits[k]->outputs);
+      continue;
+    }
+    groups[{0, std::vector<int64_t>(dims.begin(), dims.end())}].push_back(k);
     extent = std::max(extent, outputs[k].shape.element_count());
   }
-  for (const auto& [dims, members] : groups) {
+  for (const auto& [key, members] : groups) {
+    if (key.first > 0) {
+      const size_t k = members[0];
+      const int64_t count = splits[k]->partials * splits[k]->outputs;
+      auto scaled = [&](llvm::Value* at) {
+        return b.CreateUDiv(b.CreateAdd(b.CreateMul(at, b.getInt64(count)), b.getInt64(extent - 1)),
+                            b.getInt64(extent));
+      };
+      RETURN_IF_ERROR(EmitSplitReduce(emitter, *outputs[k].producer, *splits[k], out_base[k],
+                                      split_init[k], scaled(begin), scaled(end)));
+      continue;
+    }
+    const std::vector<int64_t>& dims = key.second;
     int64_t count = 1;
     for (int64_t d : dims) count *= d;
     if (count == 0) continue;
@@ -330,10 +383,21 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
   b.CreateRetVoid();
 
   ASSIGN_OR_RETURN(void* address, jit_->Add(std::move(module), std::move(context), name));
-  CpuKernel kernel;
   kernel.fn = reinterpret_cast<CpuKernelFn>(address);
   kernel.parallel_extent = extent;
-  kernel.grain = std::max<int64_t>(1, 32768 / WorkPerElement(instruction));
+  // A split reduce's work per element of the range is that of a partial
+  // result, not of a whole output.
+  if (kernel.split_reductions.empty()) {
+    work = WorkPerElement(instruction);
+  } else {
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const Instruction& p = *outputs[k].producer;
+      if (splits[k] || p.opcode() != Opcode::kReduce) continue;
+      work = std::max(work, p.operand(0)->shape().element_count() /
+                                std::max<int64_t>(1, outputs[k].shape.element_count()));
+    }
+  }
+  kernel.grain = std::max<int64_t>(1, 32768 / work);
   return kernel;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "backend/cpu_kernel.h"
+#include "backend/cpu_split_reduce.h"
 #include "core/eval/formula_inputs.h"
 #include "core/eval/interpreter.h"
 #include "core/ir/computation.h"
@@ -56,6 +57,11 @@ inline absl::StatusOr<std::vector<Literal>> RunKernel(const Instruction& instruc
   std::vector<void*> buffers;
   for (const Literal* l : operands) buffers.push_back(const_cast<uint8_t*>(l->raw_data()));
   for (Literal& l : outputs) buffers.push_back(l.raw_data());
+  std::vector<std::vector<double>> scratch;
+  for (int64_t n : kernel->scratch_doubles) {
+    scratch.emplace_back(n);
+    buffers.push_back(scratch.back().data());
+  }
   const int64_t extent = kernel->parallel_extent;
   int64_t begin = 0;
   for (int p = 1; p <= pieces; ++p) {
@@ -63,6 +69,7 @@ inline absl::StatusOr<std::vector<Literal>> RunKernel(const Instruction& instruc
     if (end > begin) kernel->fn(buffers.data(), begin, end);
     begin = end;
   }
+  FinishSplitReductions(*kernel, buffers.data());
   return outputs;
 }
 
