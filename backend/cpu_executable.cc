@@ -183,6 +183,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
   if (op == Opcode::kTopK) step->host = MakeTopK(inst);
   if (op == Opcode::kScan) step->host = MakeScan(inst);
   if (op == Opcode::kSelectAndScatter) step->host = MakeSelectAndScatter(inst);
+  if (op == Opcode::kSort) step->host = MakeSort(inst);
   if (step->host != nullptr) {
     ++stats_.native_host_op_count;
     return step;

@@ -25,7 +25,7 @@ struct CpuExecutableStats {
   int64_t kernel_count = 0;
   int64_t jit_kernel_count = 0;       // of those, LLVM kernels
   int64_t blas_op_count = 0;          // BLAS dots and im2col convolutions
-  // Host kernels of their own (topk, scatter, scan, select-and-scatter).
+  // Host kernels of their own (topk, scatter, scan, select-and-scatter, sort).
   int64_t native_host_op_count = 0;
   int64_t interpreter_op_count = 0;   // run by the reference interpreter
   int64_t control_flow_count = 0;     // while, conditional, call

@@ -56,6 +56,14 @@ std::unique_ptr<HostOp> MakeScan(const Instruction& scan);
 // interpreter's. Returns nullptr otherwise.
 std::unique_ptr<HostOp> MakeSelectAndScatter(const Instruction& select_and_scatter);
 
+// sort of any operands of the types the interpreter loads as scalars
+// (floats up to f64, integers, pred) along one dimension, with a comparator
+// the interpreter runs as a register program (scalar elementwise ops,
+// compare, select): allocation-free, and identical to the interpreter's
+// stable sort for a comparator that is a strict weak order. Returns nullptr
+// otherwise.
+std::unique_ptr<HostOp> MakeSort(const Instruction& sort);
+
 // Any op the reference interpreter evaluates on its own (elementwise, data
 // movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
 // topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).

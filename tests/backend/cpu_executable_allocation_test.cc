@@ -250,6 +250,72 @@ TEST(CpuExecutableAllocationTest, SelectAndScatterMatchesTheInterpreter) {
   }
 }
 
+TEST(CpuExecutableAllocationTest, SortMatchesTheInterpreter) {
+  // jnp.sort's comparator: NaNs and zeros made canonical, then total order.
+  const std::string jnp_less =
+      "  z = $T[] constant(0)\n  n = $T[] constant(nan)\n"
+      "  ne0 = pred[] compare(a, a), direction=NE\n  eq0 = pred[] compare(a, z), direction=EQ\n"
+      "  s0 = $T[] select(eq0, z, a)\n  c0 = $T[] select(ne0, n, s0)\n"
+      "  ne1 = pred[] compare(b, b), direction=NE\n  eq1 = pred[] compare(b, z), direction=EQ\n"
+      "  s1 = $T[] select(eq1, z, b)\n  c1 = $T[] select(ne1, n, s1)\n"
+      "  ROOT r = pred[] compare(c0, c1), direction=LT, type=TOTALORDER\n";
+  struct Case {
+    std::string less;  // the comparator's body on keys a, b
+    bool with_index;   // an s32 iota sorted along (argsort)
+    std::vector<int64_t> dims;
+    int64_t dim;
+  };
+  const std::vector<Case> cases = {
+      {jnp_less, false, {6, 40}, 1},
+      {jnp_less, true, {37, 5}, 0},
+      // Descending with ties: the indices show stability. (An IEEE compare
+      // is a strict weak order only without NaNs, which the inputs then
+      // leave out: with them, stable sorts may differ and both be right.)
+      {"  ROOT r = pred[] compare(a, b), direction=GT\n", true, {3, 300}, 1},
+      {"  ROOT r = pred[] compare(a, b), direction=LT, type=TOTALORDER\n", true, {4, 7, 33}, 1},
+  };
+  for (PrimitiveType type : {PrimitiveType::kF32, PrimitiveType::kF64, PrimitiveType::kBF16,
+                             PrimitiveType::kS32}) {
+    for (const Case& c : cases) {
+      if (type == PrimitiveType::kS32 && c.less.find("TOTALORDER") != std::string::npos) continue;
+      const std::string t(PrimitiveTypeName(type));
+      std::string dims = "[";
+      for (size_t i = 0; i < c.dims.size(); ++i) absl::StrAppend(&dims, i ? "," : "", c.dims[i]);
+      dims += "]";
+      std::string less = c.less;
+      for (size_t at; (at = less.find("$T")) != std::string::npos;) less.replace(at, 2, t);
+      const std::string keys = t + dims, index = "s32" + dims;
+      std::string text = absl::StrCat("HloModule m\nless {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+                                      "[] parameter(1)\n");
+      if (c.with_index) text += "  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n";
+      absl::StrAppend(&text, less, "}\nENTRY e {\n  x = ", keys, " parameter(0)\n");
+      if (c.with_index) {
+        absl::StrAppend(&text, "  i = ", index, " iota(), iota_dimension=", c.dim, "\n  ROOT s = (",
+                        keys, ", ", index, ") sort(x, i), dimensions={", c.dim,
+                        "}, is_stable=true, to_apply=less\n}\n");
+      } else {
+        absl::StrAppend(&text, "  ROOT s = ", keys, " sort(x), dimensions={", c.dim,
+                        "}, is_stable=true, to_apply=less\n}\n");
+      }
+      SCOPED_TRACE(text);
+      std::unique_ptr<Module> module = Parse(text);
+      ASSERT_NE(module, nullptr);
+      int64_t n = 1;
+      for (int64_t d : c.dims) n *= d;
+      Literal rows = EdgeRows(type, 1, n);
+      Literal x(Shape::Array(type, c.dims));
+      const bool total = c.less.find("TOTALORDER") != std::string::npos;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = rows.GetAsDouble(i);
+        x.SetFromDouble(i, std::isnan(v) && !total ? 7.0 : v);
+      }
+      std::vector<Literal> inputs;
+      inputs.push_back(std::move(x));
+      ExpectExactWithoutInterpreter(*module, inputs);
+    }
+  }
+}
+
 // Windows of 20 runs after a warm-up; true when one window allocated
 // nothing (a TBB worker joining late sets itself up once).
 bool SomeWindowAllocatesNothing(CpuExecutable& e, const std::vector<const void*>& leaves) {
@@ -278,26 +344,30 @@ std::vector<const void*> Leaves(const std::vector<Literal>& inputs) {
   return leaves;
 }
 
-// The small twins of the corpus modules that had interpreter-backed host
-// ops, after the default pipeline, with the interpreter ops each still has
-// (0: a run must allocate nothing).
+// The small twins of the corpus modules and the dataset modules that had
+// interpreter-backed host ops, after the default pipeline, with the
+// interpreter ops each still has (0: a run must allocate nothing).
 TEST(CpuExecutableAllocationTest, CorpusModulesWithHostOps) {
   if (!CountsHeapAllocations()) GTEST_SKIP() << "this build does not count allocations";
   struct Case {
-    const char* name;
+    const char* path;  // under data/
     int64_t interpreter_ops;
   };
   const Case cases[] = {
-      {"topk_sort_1024x4096", 0},
-      {"embedding_bag_grad_8192x64", 0},
-      {"gpt2_tiny_train_4x128", 0},
-      {"cumsum_argmax_4096x4096", 0},
-      {"cnn_mnist_train_128", 0},
+      {"corpus/small/hlo/topk_sort_1024x4096_small.hlo", 0},
+      {"corpus/small/hlo/embedding_bag_grad_8192x64_small.hlo", 0},
+      {"corpus/small/hlo/gpt2_tiny_train_4x128_small.hlo", 0},
+      {"corpus/small/hlo/cumsum_argmax_4096x4096_small.hlo", 0},
+      {"corpus/small/hlo/cnn_mnist_train_128_small.hlo", 0},
+      // The dataset's sort forms: jnp's total-order comparator over keys and
+      // indices (as jnp.sort, median, percentile), u32 keys (random
+      // permutation).
+      {"dataset/hlo/jnp_argsort.hlo", 0},
+      {"dataset/hlo/random_permutation.hlo", 0},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    const std::filesystem::path path = std::filesystem::path(HLOGYM_SOURCE_DIR) /
-                                       "data/corpus/small/hlo" / (std::string(c.name) + "_small.hlo");
+    SCOPED_TRACE(c.path);
+    const std::filesystem::path path = std::filesystem::path(HLOGYM_SOURCE_DIR) / "data" / c.path;
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
