@@ -369,36 +369,38 @@ absl::StatusOr<DeviceSpec> Calibrate(const DeviceSpec& initial,
   }
   // Alternate least-squares fits until they agree: with the current model,
   // each sample is memory- or compute-bound; fit launch + bytes/bw on the
-  // memory-bound ones from memory, bytes/cache bandwidth (after launch) on
-  // those the cache holds, and flops/peak (after launch) on the rest.
+  // memory-bound ones from memory and, as a line of its own, on those the
+  // cache holds (whose intercept gives the launch cost when too few come
+  // from memory), and flops/peak (after launch) on the rest.
+  struct Line {  // least squares y = intercept + slope * x
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    void Add(double x, double y) { n += 1; sx += x; sy += y; sxx += x * x; sxy += x * y; }
+    bool Fits() const { return n >= 2 && n * sxx - sx * sx > 0 && Slope() > 0; }
+    double Slope() const { return (n * sxy - sx * sy) / (n * sxx - sx * sx); }
+    double Intercept() const { return (sy - Slope() * sx) / n; }
+  };
   DeviceSpec spec = initial;
   for (int round = 0; round < 8; ++round) {
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;  // y = launch + x / bw
-    double cx = 0, cy = 0;                            // y - launch = x / cache bw
-    double fx = 0, fy = 0;                            // y - launch = x / peak
+    Line memory, cache;
+    double fx = 0, fy = 0;  // y - launch = x / peak
     for (const KernelSample& s : samples) {
       const bool cached = spec.cache_bytes > 0 && s.bytes <= spec.cache_bytes;
       const double bandwidth =
           cached ? spec.cache_bandwidth_bytes_per_s : spec.bandwidth_bytes_per_s;
-      const double after_launch = std::max(0.0, s.seconds - spec.launch_seconds);
       if (s.bytes / bandwidth < s.flops / spec.peak_flops_per_s) {
         fx += s.flops * s.flops;
-        fy += s.flops * after_launch;
-      } else if (cached) {
-        cx += s.bytes * s.bytes;
-        cy += s.bytes * after_launch;
+        fy += s.flops * std::max(0.0, s.seconds - spec.launch_seconds);
       } else {
-        n += 1; sx += s.bytes; sy += s.seconds; sxx += s.bytes * s.bytes;
-        sxy += s.bytes * s.seconds;
+        (cached ? cache : memory).Add(s.bytes, s.seconds);
       }
     }
-    if (cx > 0 && cy > 0) spec.cache_bandwidth_bytes_per_s = cx / cy;
-    const double denom = n * sxx - sx * sx;
-    if (n >= 2 && denom > 0) {
-      const double slope = (n * sxy - sx * sy) / denom;
-      const double intercept = (sy - slope * sx) / n;
-      if (slope > 0) spec.bandwidth_bytes_per_s = 1 / slope;
-      spec.launch_seconds = std::max(0.0, intercept);
+    if (memory.Fits()) {
+      spec.bandwidth_bytes_per_s = 1 / memory.Slope();
+      spec.launch_seconds = std::max(0.0, memory.Intercept());
+    }
+    if (cache.Fits()) {
+      spec.cache_bandwidth_bytes_per_s = 1 / cache.Slope();
+      if (!memory.Fits()) spec.launch_seconds = std::max(0.0, cache.Intercept());
     }
     if (fx > 0 && fy > 0) spec.peak_flops_per_s = fx / fy;
   }

@@ -342,4 +342,16 @@ std::string Literal::ToString() const {
   return out;
 }
 
+std::vector<const void*> LeafData(absl::Span<const Literal> literals) {
+  std::vector<const void*> leaves;
+  for (const Literal& literal : literals) {
+    if (!literal.is_tuple()) {
+      leaves.push_back(literal.raw_data());
+      continue;
+    }
+    for (const void* leaf : LeafData(literal.tuple_elements())) leaves.push_back(leaf);
+  }
+  return leaves;
+}
+
 }  // namespace hlogym

@@ -75,4 +75,8 @@ class Literal {
   std::vector<Literal> tuple_elements_;
 };
 
+// The element data of every array leaf of `literals`, tuples flattened
+// depth-first in order: how compiled executables take their arguments.
+std::vector<const void*> LeafData(absl::Span<const Literal> literals);
+
 }  // namespace hlogym

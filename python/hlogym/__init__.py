@@ -22,6 +22,8 @@ from hlogym._hlogym import (  # noqa: F401
     compile,
     emit_ptx,
     estimate,
+    calibrate,
+    device_spec,
     observe,
     passes,
     run_dry_pass,

@@ -1,13 +1,17 @@
 // Python bindings of the backend: the analytical cost model, compiled
 // executables on the CPU and GPU targets (hlogym.compile), and PTX.
+#include <cmath>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "absl/strings/str_cat.h"
+#include "backend/cost_calibration.h"
 #include "backend/cost_model.h"
 #include "backend/cpu_runtime.h"
 #include "backend/nvptx_compiler.h"
@@ -48,6 +52,53 @@ Runtime& SharedRuntime() {
     return r->release();
   }();
   return *runtime;
+}
+
+// A cost-model device as Python sees it: its name ("cpu", "h100") or a dict
+// of its fields (what device_spec() and calibrate() return).
+py::dict DeviceDict(const DeviceSpec& d) {
+  py::dict out;
+  out["name"] = d.name;
+  out["bandwidth_bytes_per_s"] = d.bandwidth_bytes_per_s;
+  out["peak_flops_per_s"] = d.peak_flops_per_s;
+  out["launch_seconds"] = d.launch_seconds;
+  out["transcendental_flops"] = d.transcendental_flops;
+  out["cache_bytes"] = d.cache_bytes;
+  out["cache_bandwidth_bytes_per_s"] = d.cache_bandwidth_bytes_per_s;
+  return out;
+}
+
+DeviceSpec DeviceFrom(const py::object& device) {
+  if (py::isinstance<py::str>(device)) {
+    absl::StatusOr<DeviceSpec> spec = DeviceByName(device.cast<std::string>());
+    if (!spec.ok()) ThrowStatus(spec.status());
+    return *spec;
+  }
+  if (!py::isinstance<py::dict>(device)) {
+    throw py::type_error("device must be 'cpu', 'h100' or a dict from hlogym.device_spec() "
+                         "or hlogym.calibrate()");
+  }
+  const py::dict d = device.cast<py::dict>();
+  DeviceSpec spec;
+  spec.name = d.contains("name") ? py::str(d["name"]).cast<std::string>() : "custom";
+  auto field = [&](const char* key, double& out, bool positive) {
+    if (!d.contains(key)) {
+      throw py::value_error(absl::StrCat("device dict lacks '", key,
+                                         "' (start from hlogym.device_spec('cpu'))"));
+    }
+    out = py::float_(d[key]).cast<double>();
+    if (!std::isfinite(out) || out < 0 || (positive && out == 0)) {
+      throw py::value_error(absl::StrCat("device dict: '", key, "' must be ",
+                                         positive ? "positive" : "at least 0", ", got ", out));
+    }
+  };
+  field("bandwidth_bytes_per_s", spec.bandwidth_bytes_per_s, true);
+  field("peak_flops_per_s", spec.peak_flops_per_s, true);
+  field("launch_seconds", spec.launch_seconds, false);
+  field("transcendental_flops", spec.transcendental_flops, false);
+  field("cache_bytes", spec.cache_bytes, false);
+  field("cache_bandwidth_bytes_per_s", spec.cache_bandwidth_bytes_per_s, spec.cache_bytes > 0);
+  return spec;
 }
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileFor(CpuRuntime& runtime, const Module& m) {
@@ -183,25 +234,47 @@ void RegisterBackend(py::module_& m) {
 
   m.def(
       "estimate",
-      [](const Module& module, const std::string& device) {
-        absl::StatusOr<DeviceSpec> spec = DeviceByName(device);
-        if (!spec.ok()) ThrowStatus(spec.status());
+      [](const Module& module, const py::object& device) {
+        const DeviceSpec spec = DeviceFrom(device);
         CostEstimate estimate;
         {
           py::gil_scoped_release release;
-          estimate = EstimateCost(module, *spec);
+          estimate = EstimateCost(module, spec);
         }
         py::dict out;
         out["seconds"] = estimate.seconds;
         out["kernels"] = estimate.kernels;
         out["bytes"] = estimate.bytes;
         out["flops"] = estimate.flops;
-        out["device"] = spec->name;
+        out["device"] = spec.name;
         return out;
       },
       py::arg("module"), py::arg("device") = "h100",
-      "The cost model's runtime estimate of a module on 'h100' or 'cpu': "
-      "{seconds, kernels, bytes, flops, device}.");
+      "The cost model's runtime estimate of a module on a device ('h100', 'cpu', or a dict "
+      "from device_spec() or calibrate()): {seconds, kernels, bytes, flops, device}.");
+  m.def(
+      "device_spec", [](const std::string& name) { return DeviceDict(DeviceFrom(py::str(name))); },
+      py::arg("name"),
+      "The cost model's parameters of device 'cpu' or 'h100' as a dict (bandwidths in bytes/s, "
+      "peak flops/s, launch seconds, flops per transcendental element, cache bytes): edit it "
+      "and pass it to estimate().");
+  m.def(
+      "calibrate",
+      [](const std::vector<const Module*>& modules, int runs) {
+        absl::StatusOr<CalibrationResult> result;
+        {
+          py::gil_scoped_release release;
+          result = CalibrateCpuDevice(modules, SharedRuntime<CpuRuntime>().compiler(), runs);
+        }
+        if (!result.ok()) ThrowStatus(result.status());
+        py::dict out = DeviceDict(result->device);
+        out["samples"] = result->samples;
+        return out;
+      },
+      py::arg("modules"), py::arg("runs") = 5,
+      "Fits the CPU device's cost model to this machine: each module's kernels are timed "
+      "(fastest of `runs` profiled runs) and fitted; returns the device dict for estimate(), "
+      "with 'samples', the kernels fitted.");
 }
 
 }  // namespace hlogym

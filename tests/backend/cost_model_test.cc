@@ -163,6 +163,13 @@ TEST(CostModelTest, KernelsThatFitTheCacheStreamAtItsBandwidth) {
   EXPECT_NEAR(fitted.bandwidth_bytes_per_s / truth.bandwidth_bytes_per_s, 1, 1e-6);
   EXPECT_NEAR(fitted.cache_bandwidth_bytes_per_s / truth.cache_bandwidth_bytes_per_s, 1, 1e-3);
   EXPECT_NEAR(fitted.launch_seconds / truth.launch_seconds, 1, 1e-6);
+  // Kernels that all fit the cache (small modules) still give the launch cost.
+  samples.erase(samples.begin() + 3, samples.begin() + 6);
+  const DeviceSpec cached_only = Calibrate(cpu, samples).value();
+  EXPECT_NEAR(cached_only.cache_bandwidth_bytes_per_s / truth.cache_bandwidth_bytes_per_s, 1,
+              1e-3);
+  EXPECT_NEAR(cached_only.launch_seconds / truth.launch_seconds, 1, 1e-3);
+  EXPECT_EQ(cached_only.bandwidth_bytes_per_s, cpu.bandwidth_bytes_per_s);  // nothing to fit
 }
 
 }  // namespace

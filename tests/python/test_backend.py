@@ -49,6 +49,35 @@ def test_measure_reports_a_positive_median():
     assert m["median_s"] > 0 and m["min_s"] <= m["median_s"] and m["runs"] >= 1
 
 
+def test_a_device_dict_estimates_as_the_named_device_and_can_be_edited(softmax_path):
+    module = hlogym.HloModule.from_file(str(softmax_path))
+    cpu = hlogym.device_spec("cpu")
+    assert hlogym.estimate(module, cpu) == hlogym.estimate(module, "cpu")
+    slower = dict(cpu, bandwidth_bytes_per_s=cpu["bandwidth_bytes_per_s"] / 2,
+                  cache_bandwidth_bytes_per_s=cpu["cache_bandwidth_bytes_per_s"] / 2, name="half")
+    halved = hlogym.estimate(module, slower)
+    assert halved["device"] == "half"
+    assert halved["seconds"] > hlogym.estimate(module, "cpu")["seconds"]
+    with pytest.raises(ValueError, match="lacks 'peak_flops_per_s'"):
+        hlogym.estimate(module, {k: v for k, v in cpu.items() if k != "peak_flops_per_s"})
+    with pytest.raises(ValueError, match="'launch_seconds' must be at least 0, got -1"):
+        hlogym.estimate(module, dict(cpu, launch_seconds=-1))
+    with pytest.raises(ValueError, match="unknown device `tpu`"):
+        hlogym.device_spec("tpu")
+
+
+def test_calibrate_fits_the_cpu_model_to_timed_kernels(corpus_small):
+    modules = [hlogym.HloModule.from_file(str(p)) for p in corpus_small
+               if p.stem.startswith(("softmax", "layernorm_8192", "gelu"))]
+    device = hlogym.calibrate(modules, runs=2)
+    assert device["name"] == "cpu-calibrated" and device["samples"] >= 3
+    for key in ("bandwidth_bytes_per_s", "peak_flops_per_s", "cache_bandwidth_bytes_per_s"):
+        assert 0 < device[key] < float("inf")
+    assert hlogym.estimate(modules[0], device)["seconds"] > 0
+    with pytest.raises(ValueError, match="calibration needs at least 3 measured kernels, got 0"):
+        hlogym.calibrate([])
+
+
 def test_unknown_backend_is_a_value_error():
     with pytest.raises(ValueError, match="unknown backend 'tpu': use 'cpu' or 'gpu'"):
         hlogym.compile(hlogym.HloModule.from_text(TANH), backend="tpu")
