@@ -160,6 +160,8 @@ void HashAttrs(Hasher& h, const OpAttrs& attrs) {
 class Fingerprinter {
  public:
   explicit Fingerprinter(size_t instructions = 0) { instructions_.reserve(instructions); }
+  // Parameters of `computation` then hash without their number.
+  void set_unnumbered_parameters(const Computation* computation) { unnumbered_ = computation; }
 
   uint64_t Of(const Computation& c) {
     auto it = computations_.find(&c);
@@ -250,7 +252,9 @@ class Fingerprinter {
     h.Int(static_cast<int64_t>(inst.opcode()));
     HashShape(h, inst.shape());
     h.Ints(inst.dimensions());
-    if (inst.opcode() == Opcode::kParameter || inst.opcode() == Opcode::kGetTupleElement ||
+    const bool numbered_parameter = inst.opcode() == Opcode::kParameter &&
+                                    (unnumbered_ == nullptr || inst.parent() != unnumbered_);
+    if (numbered_parameter || inst.opcode() == Opcode::kGetTupleElement ||
         inst.opcode() == Opcode::kIota) {
       h.Int(inst.parameter_number());
     }
@@ -278,6 +282,7 @@ class Fingerprinter {
 
   absl::flat_hash_map<const Computation*, uint64_t> computations_;
   absl::flat_hash_map<const Instruction*, uint64_t> instructions_;
+  const Computation* unnumbered_ = nullptr;
 };
 
 }  // namespace
@@ -298,6 +303,16 @@ uint64_t Fingerprint(const Module& module) {
 uint64_t Fingerprint(const Computation& computation) {
   Fingerprinter f;
   return f.Of(computation);
+}
+
+std::vector<uint64_t> ValueFingerprints(absl::Span<Instruction* const> values) {
+  std::vector<uint64_t> hashes;
+  hashes.reserve(values.size());
+  if (values.empty()) return hashes;
+  Fingerprinter f;
+  f.set_unnumbered_parameters(values.front()->parent());
+  for (const Instruction* value : values) hashes.push_back(f.Of(*value));
+  return hashes;
 }
 
 }  // namespace hlogym

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
 
 #include "core/ir/module.h"
 
@@ -21,5 +24,11 @@ namespace hlogym {
 uint64_t Fingerprint(const Module& module);
 // The same hash, of one computation (used to key compiled kernels).
 uint64_t Fingerprint(const Computation& computation);
+// The same Merkle hash (without the sharing part) of the values `values`
+// compute, all in one computation, with that computation's parameters told
+// apart by shape only, not by number: what a value computes whichever order
+// the parameters are numbered in. Fusion building orders a fusion's outputs
+// by it, so that merges done in another order give the same fusion.
+std::vector<uint64_t> ValueFingerprints(absl::Span<Instruction* const> values);
 
 }  // namespace hlogym

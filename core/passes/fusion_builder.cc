@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/ir/fingerprint.h"
 #include "core/ir/module.h"
 #include "core/passes/fusion_emittable.h"
 
@@ -167,6 +169,66 @@ class FusedComputationBuilder {
     return element;
   }
 
+  // Numbers the parameters in the order a depth-first walk from `root`
+  // (operands in order) first reaches them; the operands follow. Parameter
+  // objects keep their numbers and names: each takes the shape and the uses
+  // of the parameter whose place it takes.
+  void NumberParametersFromRoot(Instruction* root) {
+    const int64_t n = static_cast<int64_t>(operands_.size());
+    if (n < 2) return;
+    std::vector<int64_t> order;  // old numbers, in the new order
+    order.reserve(n);
+    std::vector<bool> reached(n, false);
+    absl::flat_hash_set<const Instruction*> visited;
+    visited.reserve(computation_->instructions().size());
+    std::vector<Instruction*> stack = {root};
+    while (!stack.empty() && static_cast<int64_t>(order.size()) < n) {
+      Instruction* inst = stack.back();
+      stack.pop_back();
+      if (!visited.insert(inst).second) continue;
+      if (inst->opcode() == Opcode::kParameter) {
+        const int64_t i = inst->parameter_number();
+        if (!reached[i]) {
+          reached[i] = true;
+          order.push_back(i);
+        }
+        continue;
+      }
+      for (auto it = inst->operands().rbegin(); it != inst->operands().rend(); ++it) {
+        if (!visited.contains(*it)) stack.push_back(*it);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (!reached[i]) order.push_back(i);  // unreached: after, as they were
+    }
+    bool identity = true;
+    for (int64_t k = 0; k < n; ++k) identity &= order[k] == k;
+    if (identity) return;
+    std::vector<int64_t> rank(n);
+    for (int64_t k = 0; k < n; ++k) rank[order[k]] = k;
+    std::vector<Instruction*> params(computation_->parameters().begin(),
+                                     computation_->parameters().end());
+    std::vector<Shape> shapes;
+    shapes.reserve(n);
+    for (int64_t k = 0; k < n; ++k) shapes.push_back(params[order[k]]->shape());
+    for (const auto& inst : computation_->instructions()) {
+      if (inst->opcode() == Opcode::kParameter) continue;
+      for (int64_t j = 0; j < inst->operand_count(); ++j) {
+        Instruction* operand = inst->operand(j);
+        if (operand->opcode() != Opcode::kParameter) continue;
+        Instruction* target = params[rank[operand->parameter_number()]];
+        if (target != operand) inst->ReplaceOperandWith(j, target);
+      }
+    }
+    std::vector<Instruction*> operands;
+    operands.reserve(n);
+    for (int64_t k = 0; k < n; ++k) {
+      params[k]->mutable_shape() = std::move(shapes[k]);
+      operands.push_back(operands_[order[k]]);
+    }
+    operands_ = std::move(operands);
+  }
+
   // Ends the computation with `root`; returns it with the fusion's operands.
   std::unique_ptr<Computation> Finish(Instruction* root) {
     computation_->set_root(root);
@@ -246,7 +308,8 @@ std::vector<FusedValue> MemberOutputs(Instruction* member, const FusionAnalysis&
   return values;
 }
 
-absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec) {
+absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec,
+                                         std::vector<FusedValue>* output_order) {
   if (spec.members.empty() || spec.outputs.empty()) {
     return absl::InvalidArgumentError("a fusion needs members and outputs");
   }
@@ -291,6 +354,7 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
     RETURN_IF_ERROR(builder.Inline(member, it == needed.end() ? nullptr : &it->second));
   }
   Instruction* root = nullptr;
+  std::vector<FusedValue> outputs = spec.outputs;
   if (spec.outputs.size() == 1) {
     ASSIGN_OR_RETURN(root, builder.Value(spec.outputs.front()));
   } else {
@@ -303,8 +367,26 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
       }
       elements.push_back(element);
     }
+    if (output_order != nullptr) {
+      // Merging a with b then c, or b with c then a, lists the outputs in
+      // other orders: what each computes orders them instead.
+      const std::vector<uint64_t> keys = ValueFingerprints(elements);
+      std::vector<size_t> order(elements.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      std::vector<Instruction*> sorted;
+      sorted.reserve(order.size());
+      outputs.clear();
+      for (size_t i : order) {
+        sorted.push_back(elements[i]);
+        outputs.push_back(spec.outputs[i]);
+      }
+      elements = std::move(sorted);
+    }
     root = builder.AddTuple(elements);
   }
+  builder.NumberParametersFromRoot(root);
   const std::vector<Instruction*> operands = builder.operands();
   std::unique_ptr<Computation> body = builder.Finish(root);
   // The builder adds every instruction after its operands, so the storage
@@ -328,6 +410,7 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
   }
   Instruction* added = rewriter.Add(outer, std::move(fusion));
   fused->set_fusion_instruction(added);
+  if (output_order != nullptr) *output_order = std::move(outputs);
   return added;
 }
 

@@ -38,7 +38,15 @@ struct FusionSpec {
 // CheckEmittableFusion's message (passes skip such candidates); other errors
 // mean a malformed spec. The kind follows from the contents: kInput with a reduce inside,
 // else kLoop.
-absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec);
+// The fused computation's parameters are numbered in the order a walk from
+// its root (depth first, operands in order) first reaches them, and the
+// fusion's operands follow, so that a fusion does not depend on the order
+// its members were merged in. With `output_order`, several outputs are put
+// in a canonical order too (by ValueFingerprints; ties keep spec's order)
+// and `*output_order` receives them in the fusion's order; without it they
+// keep spec's order.
+absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec,
+                                         std::vector<FusedValue>* output_order = nullptr);
 
 // The array values a member's users read: the member itself, or the
 // elements of a tuple-shaped member that some get-tuple-element (existing

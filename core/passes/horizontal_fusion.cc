@@ -79,7 +79,7 @@ class HorizontalFuser {
   absl::Status Fuse(const std::vector<Instruction*>& members) {
     std::vector<FusedValue> outputs;
     for (Instruction* m : members) outputs.push_back({m, -1});
-    absl::StatusOr<Instruction*> fused = BuildFusion(rewriter_, {members, outputs});
+    absl::StatusOr<Instruction*> fused = BuildFusion(rewriter_, {members, outputs}, &outputs);
     if (!fused.ok()) {
       return absl::IsFailedPrecondition(fused.status()) ? absl::OkStatus() : fused.status();
     }

@@ -64,7 +64,7 @@ class MultiOutputFuser {
           const std::vector<FusedValue> b_outputs = MemberOutputs(b, analysis_);
           if (outputs.empty() || b_outputs.empty()) continue;  // nothing reads one
           outputs.insert(outputs.end(), b_outputs.begin(), b_outputs.end());
-          ASSIGN_OR_RETURN(Instruction * fused, Build({{a, b}, outputs}));
+          ASSIGN_OR_RETURN(Instruction * fused, Build({{a, b}, outputs}, outputs));
           if (fused == nullptr) continue;
           std::vector<OutputReplacement> done;
           ASSIGN_OR_RETURN(done, ReplaceMemberByOutputs(rewriter_, analysis_, a, fused, outputs));
@@ -100,10 +100,11 @@ class MultiOutputFuser {
       if (other_path) continue;
       std::vector<FusedValue> outputs = MemberOutputs(consumer, analysis_);
       if (outputs.empty()) continue;
-      const int64_t producer_output = static_cast<int64_t>(outputs.size());
       outputs.push_back({producer, -1});
-      ASSIGN_OR_RETURN(Instruction * fused, Build({{producer, consumer}, outputs}));
+      ASSIGN_OR_RETURN(Instruction * fused, Build({{producer, consumer}, outputs}, outputs));
       if (fused == nullptr) continue;
+      int64_t producer_output = 0;
+      while (outputs[producer_output].member != producer) ++producer_output;
       ASSIGN_OR_RETURN(std::vector<OutputReplacement> done,
                        ReplaceMemberByOutputs(rewriter_, analysis_, consumer, fused, outputs));
       Instruction* produced = AddGetTupleElement(rewriter_, fused, producer_output);
@@ -121,9 +122,10 @@ class MultiOutputFuser {
     return absl::OkStatus();
   }
 
-  // The new fusion, or null when the merge is not emittable.
-  absl::StatusOr<Instruction*> Build(const FusionSpec& spec) {
-    absl::StatusOr<Instruction*> fused = BuildFusion(rewriter_, spec);
+  // The new fusion, or null when the merge is not emittable. `outputs`
+  // receives spec's outputs in the fusion's order.
+  absl::StatusOr<Instruction*> Build(const FusionSpec& spec, std::vector<FusedValue>& outputs) {
+    absl::StatusOr<Instruction*> fused = BuildFusion(rewriter_, spec, &outputs);
     if (!fused.ok() && absl::IsFailedPrecondition(fused.status())) return nullptr;
     return fused;
   }

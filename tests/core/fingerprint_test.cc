@@ -52,6 +52,33 @@ std::string Variant(const std::string& from, const std::string& to) {
   return absl::StrReplaceAll(base, {{from, to}});
 }
 
+TEST(FingerprintTest, ValueFingerprintsTellParametersApartByShapeOnly) {
+  auto m = ParseModule(R"(HloModule values
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  q = f32[4]{0} parameter(1)
+  w = f32[8]{0} parameter(2)
+  a = f32[4]{0} negate(p)
+  b = f32[4]{0} negate(q)
+  c = f32[4]{0} exponential(p)
+  s = f32[4]{0} slice(w), slice={[0:4]}
+  t = f32[4]{0} slice(w), slice={[4:8]}
+  ROOT out = (f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(a, b, c, s, t)
+}
+)");
+  ASSERT_TRUE(m.ok()) << m.status();
+  std::vector<Instruction*> values;
+  for (const char* name : {"a", "b", "c", "s", "t", "p", "w"}) {
+    values.push_back(FindInstruction(**m, name));
+  }
+  const std::vector<uint64_t> h = ValueFingerprints(values);
+  ASSERT_EQ(h.size(), values.size());
+  EXPECT_EQ(h[0], h[1]);  // negate(parameter 0) and negate(parameter 1)
+  EXPECT_NE(h[0], h[2]);  // another op
+  EXPECT_NE(h[3], h[4]);  // other attributes
+  EXPECT_NE(h[5], h[6]);  // parameters of other shapes
+}
+
 TEST(FingerprintTest, GoldenValueIsFixedAcrossRunsAndMachines) {
   // Changing this value changes every stored fingerprint (caches, datasets):
   // do so only on purpose.

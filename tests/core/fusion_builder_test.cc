@@ -1,5 +1,6 @@
 // The fusion builder (members inlined into one fused computation, only what
 // the wanted outputs need) and RemoveDeadFusionOutputs.
+#include "core/ir/fingerprint.h"
 #include "core/passes/fusion_builder.h"
 #include "core/passes/fusion_outputs.h"
 #include "core/rewrite/prune.h"
@@ -73,6 +74,55 @@ TEST(FusionBuilderTest, CarriesOnlyTheOutputsItIsAskedFor) {
   ASSERT_TRUE(rewriter.Finish().ok());
   EXPECT_EQ(Fusions(*module).size(), 1u);
   EXPECT_EQ(CheckAgainst(*original, *module), "");
+}
+
+// Two siblings of x and y merged as (a, b) or as (b, a): the same fused
+// computation (parameters numbered from the root, outputs ordered by what
+// they compute) and the same operands, whichever order the members came in.
+TEST(FusionBuilderTest, MergeOrderDoesNotChangeTheFusion) {
+  constexpr std::string_view kSiblings = R"(
+ENTRY main {
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  z = f32[8] parameter(2)
+  a = f32[8] multiply(z, y)
+  b = f32[8] add(x, y)
+  ROOT out = (f32[8], f32[8]) tuple(a, b)
+}
+)";
+  std::vector<uint64_t> fingerprints;
+  std::vector<std::vector<std::string>> operand_names;
+  for (const bool swapped : {false, true}) {
+    auto module = ParseWithReducers(kSiblings);
+    ASSERT_NE(module, nullptr);
+    auto original = module->Clone();
+    Instruction* a = Find(*module, "a");
+    Instruction* b = Find(*module, "b");
+    Rewriter rewriter(module.get(), RewriteMode::kApply);
+    FusionAnalysis analysis(*module, /*dry=*/false);
+    std::vector<Instruction*> members = swapped ? std::vector<Instruction*>{b, a}
+                                                : std::vector<Instruction*>{a, b};
+    std::vector<FusedValue> outputs = {{members[0], -1}, {members[1], -1}};
+    std::vector<FusedValue> order;
+    absl::StatusOr<Instruction*> fused = BuildFusion(rewriter, {members, outputs}, &order);
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    ASSERT_EQ(order.size(), 2u);
+    // The order says which output is which: the fused root computes them so.
+    const Instruction* root = (*fused)->fused_computation()->root();
+    for (size_t i = 0; i < order.size(); ++i) {
+      EXPECT_EQ(root->operand(i)->opcode(), order[i].member->opcode());
+    }
+    fingerprints.push_back(Fingerprint(*(*fused)->fused_computation()));
+    std::vector<std::string> names;
+    for (const Instruction* operand : (*fused)->operands()) names.push_back(operand->name());
+    operand_names.push_back(names);
+    ASSERT_TRUE(ReplaceMemberByOutputs(rewriter, analysis, a, *fused, order).ok());
+    ASSERT_TRUE(ReplaceMemberByOutputs(rewriter, analysis, b, *fused, order).ok());
+    ASSERT_TRUE(rewriter.Finish().ok());
+    EXPECT_EQ(CheckAgainst(*original, *module), "");
+  }
+  EXPECT_EQ(fingerprints[0], fingerprints[1]);
+  EXPECT_EQ(operand_names[0], operand_names[1]);
 }
 
 TEST(FusionBuilderTest, NonEmittableMergesAddNothing) {
