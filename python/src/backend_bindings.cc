@@ -111,7 +111,11 @@ py::dict StatsDict(const CpuExecutableStats& s) {
   d["kernels"] = s.kernel_count;
   d["llvm_kernels"] = s.jit_kernel_count;
   d["blas_ops"] = s.blas_op_count;
+  d["host_ops"] = s.native_host_op_count;  // topk, scatter, scan, sort, select-and-scatter
   d["interpreter_ops"] = s.interpreter_op_count;
+  // What still runs on the reference interpreter, here and in called
+  // computations, as "opcode `name`" (each allocates inside timed runs).
+  d["interpreter_op_names"] = s.interpreter_ops;
   d["arena_bytes"] = s.arena_bytes;
   return d;
 }

@@ -35,6 +35,15 @@ def test_cpu_executable_matches_the_interpreter(corpus_small):
         assert executable.stats["backend"] == "cpu"
 
 
+def test_stats_name_host_kernels_and_what_runs_on_the_interpreter(corpus_small):
+    # cnn_mnist's max-pool gradient (select-and-scatter) is a host kernel, and
+    # nothing of it runs on the interpreter.
+    cnn = next(p for p in corpus_small if p.stem.startswith("cnn_mnist"))
+    stats = hlogym.compile(hlogym.HloModule.from_file(str(cnn))).stats
+    assert stats["host_ops"] >= 1
+    assert stats["interpreter_ops"] == 0 and stats["interpreter_op_names"] == []
+
+
 def test_run_takes_inputs_and_checks_their_count():
     module = hlogym.HloModule.from_text(TANH)
     executable = hlogym.compile(module)
