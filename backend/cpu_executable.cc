@@ -49,14 +49,6 @@ void CopyLeaves(const Literal& literal, std::vector<uint8_t*>& storage, int64_t&
   addresses.push_back(memory);
 }
 
-void ArgumentLeaves(const Literal& literal, std::vector<const void*>& out) {
-  if (literal.is_tuple()) {
-    for (const Literal& element : literal.tuple_elements()) ArgumentLeaves(element, out);
-    return;
-  }
-  out.push_back(literal.raw_data());
-}
-
 }  // namespace
 
 struct CpuExecutable::Step {
@@ -336,8 +328,7 @@ std::vector<Literal> CpuExecutable::ReadOutputs() const {
 }
 
 absl::StatusOr<std::vector<Literal>> CpuExecutable::Run(absl::Span<const Literal> arguments) {
-  std::vector<const void*> leaves;
-  for (const Literal& argument : arguments) ArgumentLeaves(argument, leaves);
+  const std::vector<const void*> leaves = LeafData(arguments);
   if (leaves.size() != parameter_shapes_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the executable takes ",
                                                    parameter_shapes_.size(),

@@ -53,24 +53,6 @@
 namespace hlogym {
 namespace {
 
-std::vector<const void*> Leaves(const std::vector<Literal>& inputs) {
-  std::vector<const void*> leaves;
-  std::vector<const Literal*> stack;
-  for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) stack.push_back(&*it);
-  while (!stack.empty()) {
-    const Literal* l = stack.back();
-    stack.pop_back();
-    if (!l->is_tuple()) {
-      leaves.push_back(l->raw_data());
-      continue;
-    }
-    for (auto it = l->tuple_elements().rbegin(); it != l->tuple_elements().rend(); ++it) {
-      stack.push_back(&*it);
-    }
-  }
-  return leaves;
-}
-
 struct Compiled {
   std::unique_ptr<CpuKernelCompiler> compiler;
   std::unique_ptr<CpuExecutable> executable;
@@ -175,7 +157,7 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
     std::fprintf(stderr, "%s\n", PrintModule(**fused).c_str());
   }
   const std::vector<Literal> inputs = FormulaInputs(**fused);
-  const std::vector<const void*> leaves = Leaves(inputs);
+  const std::vector<const void*> leaves = LeafData(inputs);
   absl::StatusOr<Compiled> f = CompileCold(**fused);
   absl::StatusOr<Compiled> u = CompileCold(**unfused);
   if (!f.ok() || !u.ok()) {
