@@ -61,7 +61,15 @@ double Elements(const Shape& shape) {
   return shape.IsArray() ? static_cast<double>(shape.element_count()) : 0;
 }
 
-double ComputationFlops(const Computation& computation, const DeviceSpec& device);
+// What one kernel does: bytes read and written, flops (transcendentals
+// weighted), transcendental elements.
+struct KernelWork {
+  double bytes = 0;
+  double flops = 0;
+  double transcendentals = 0;
+};
+
+KernelWork FusionWork(const Instruction& fusion, const DeviceSpec& device);
 
 // The product of the contracting dimensions of a dot's lhs (1 without them).
 double ContractingSize(const Instruction& dot) {
@@ -170,7 +178,7 @@ double InstructionFlops(const Instruction& inst, const DeviceSpec& device) {
     }
     case Opcode::kFusion:
       return inst.called_computations().empty() ? out
-                                                : ComputationFlops(*inst.fused_computation(), device);
+                                                : FusionWork(inst, device).flops;
     default:
       return IsElementwise(inst.opcode()) ? out * FlopsPerElement(inst.opcode(), device) : 0;
   }
@@ -187,14 +195,6 @@ double FactorOf(const absl::flat_hash_map<const Instruction*, double>& factor,
 double Transcendentals(const Instruction& inst) {
   return IsTranscendental(inst.opcode()) ? Elements(inst.shape()) : 0;
 }
-
-// What one kernel does: bytes read and written, flops (transcendentals
-// weighted), transcendental elements.
-struct KernelWork {
-  double bytes = 0;
-  double flops = 0;
-  double transcendentals = 0;
-};
 
 // A fusion's work, each fused instruction counted as often as the kernel
 // evaluates it (RecomputeFactors). A parameter is read as far as the
@@ -214,15 +214,6 @@ KernelWork FusionWork(const Instruction& fusion, const DeviceSpec& device) {
     work.transcendentals += Transcendentals(*inst) * f;
   }
   return work;
-}
-
-double ComputationFlops(const Computation& computation, const DeviceSpec& device) {
-  const absl::flat_hash_map<const Instruction*, double> factor = RecomputeFactors(computation);
-  double flops = 0;
-  for (const auto& inst : computation.instructions()) {
-    flops += InstructionFlops(*inst, device) * FactorOf(factor, inst.get());
-  }
-  return flops;
 }
 
 KernelWork UnfusedWork(const Instruction& inst, const DeviceSpec& device) {
