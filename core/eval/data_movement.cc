@@ -143,9 +143,12 @@ std::vector<int64_t> DynamicStarts(Operands operands, size_t first_index,
 
 // The layout's minor-to-major order, row-major where the shape has none.
 std::vector<int64_t> MinorToMajor(const Shape& shape) {
-  const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
-  if (shape.has_layout() && static_cast<int64_t>(m2m.size()) == shape.rank()) return m2m;
-  return Layout::RowMajor(shape.rank()).minor_to_major;
+  const DimVector& m2m = shape.layout().minor_to_major;
+  if (shape.has_layout() && static_cast<int64_t>(m2m.size()) == shape.rank()) {
+    return std::vector<int64_t>(m2m.begin(), m2m.end());
+  }
+  const DimVector row_major = Layout::RowMajor(shape.rank()).minor_to_major;
+  return std::vector<int64_t>(row_major.begin(), row_major.end());
 }
 
 bool IsRowMajor(const std::vector<int64_t>& minor_to_major) {

@@ -46,12 +46,12 @@ std::string Layout::ToString() const {
   return out;
 }
 
-Shape Shape::Array(PrimitiveType type, std::vector<int64_t> dims) {
+Shape Shape::Array(PrimitiveType type, absl::Span<const int64_t> dims) {
   Shape shape;
   shape.element_type_ = type;
   shape.layout_ = Layout::RowMajor(static_cast<int64_t>(dims.size()));
   shape.has_layout_ = true;
-  shape.dims_ = std::move(dims);
+  shape.dims_.assign(dims.begin(), dims.end());
   return shape;
 }
 

@@ -7,10 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "core/ir/primitive_type.h"
 
 namespace hlogym {
+
+// Dimension sizes and layout orders live inline up to rank 6: a step of the
+// rewrite env copies shapes by the thousand (candidate fused computations),
+// and heap vectors made them the bulk of its allocations.
+using DimVector = absl::InlinedVector<int64_t, 6>;
 
 // Size of an unbounded dynamic dimension, written `?` in HLO text.
 inline constexpr int64_t kUnboundedSize = std::numeric_limits<int64_t>::min();
@@ -34,7 +40,7 @@ struct LayoutExtras {
 };
 
 struct Layout {
-  std::vector<int64_t> minor_to_major;
+  DimVector minor_to_major;
   std::shared_ptr<const LayoutExtras> extras;  // null when there are none
 
   bool operator==(const Layout& o) const;
@@ -49,7 +55,7 @@ class Shape {
  public:
   Shape() = default;  // An invalid empty tuple-less shape; use the factories.
 
-  static Shape Array(PrimitiveType type, std::vector<int64_t> dims);  // row-major
+  static Shape Array(PrimitiveType type, absl::Span<const int64_t> dims);  // row-major
   static Shape Scalar(PrimitiveType type) { return Array(type, {}); }
   static Shape Tuple(std::vector<Shape> elements);
   static Shape Token();
@@ -68,7 +74,7 @@ class Shape {
   int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
   absl::Span<const int64_t> dims() const { return dims_; }
   int64_t dim(int64_t i) const { return dims_[i]; }
-  std::vector<int64_t>& mutable_dims() { return dims_; }
+  DimVector& mutable_dims() { return dims_; }
   bool is_dynamic_dim(int64_t i) const { return (dynamic_mask_ >> i) & 1; }
   void set_dynamic_dim(int64_t i, bool dynamic);
   bool is_static() const;  // no dynamic dims anywhere (tuples recurse)
@@ -105,7 +111,7 @@ class Shape {
   PrimitiveType element_type_ = PrimitiveType::kTuple;
   bool has_layout_ = false;
   uint64_t dynamic_mask_ = 0;  // bit i set: dimension i is dynamic
-  std::vector<int64_t> dims_;
+  DimVector dims_;
   Layout layout_;
   std::vector<Shape> tuple_shapes_;
 };

@@ -493,7 +493,7 @@ TEST(ParserTest, ShapesWithDynamicDimsAndLayoutExtras) {
   shape = ParseShape("bf16[128,256]{1,0:T(8,128)(2,1)E(16)S(1)}");
   ASSERT_TRUE(shape.ok()) << shape.status();
   const Layout& layout = shape->layout();
-  EXPECT_EQ(layout.minor_to_major, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(layout.minor_to_major, (DimVector{1, 0}));
   ASSERT_NE(layout.extras, nullptr);
   EXPECT_EQ(layout.extras->tiles, (std::vector<std::vector<int64_t>>{{8, 128}, {2, 1}}));
   EXPECT_EQ(layout.extras->element_size_bits, 16);
@@ -518,7 +518,7 @@ TEST(ParserTest, ShapesWithDynamicDimsAndLayoutExtras) {
   EXPECT_EQ(shape->ToString(), "f32[2,3]{1,0}");
   shape = ParseShape("f32[2,3]{0,1}");
   ASSERT_TRUE(shape.ok());
-  EXPECT_EQ(shape->layout().minor_to_major, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(shape->layout().minor_to_major, (DimVector{0, 1}));
 }
 
 TEST(ParserTest, EveryElementTypeParses) {
