@@ -58,6 +58,7 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
   EnvInfo saved_info = std::move(info_);
   EpisodeRecord saved_record = std::move(record_);
   std::vector<int32_t> saved_counts = std::move(choice_counts_);
+  std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
   const DryCursor saved_dry = dry_;
   module_ = prepared->module->Clone();
   dry_ = DryCursor();
@@ -76,6 +77,7 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
     info_ = std::move(saved_info);
     record_ = std::move(saved_record);
     choice_counts_ = std::move(saved_counts);
+    alternatives_ = std::move(saved_alternatives);
     dry_ = saved_dry;
   }
   return offered;
@@ -119,6 +121,7 @@ absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
 absl::Status HloRewriteEnv::OfferAlternatives() {
   info_.num_alternatives = 0;
   choice_counts_.clear();
+  alternatives_.clear();
   ASSIGN_OR_RETURN(info_.dry_pass, RunDryPasses(*module_, dry_));
   // Checked before anything indexes alternatives by slot: a graph larger
   // than the observation must never reach an action row of width A_max.
@@ -128,7 +131,8 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
     info_.terminated = true;
     return absl::OkStatus();
   }
-  for (const AlternativeNode& alt : FindAlternatives(*module_)) {
+  alternatives_ = FindAlternatives(*module_);
+  for (const AlternativeNode& alt : alternatives_) {
     choice_counts_.push_back(static_cast<int32_t>(alt.num_choices()));
   }
   info_.num_alternatives = static_cast<int64_t>(choice_counts_.size());
@@ -151,13 +155,14 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   // the corpus but let forks diverge from their originals.) The copy leaves
   // out the candidates the choices prune: the same module as cloning all and
   // then choosing, without copying what is thrown away.
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> next, CloneWithChoices(*module_, choices));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> next, CloneWithChoices(*module_, alternatives_, choices));
   RETURN_IF_ERROR(RunPassSpecs(spec_.post_passes, *next));
   ASSIGN_OR_RETURN(double runtime, benchmarks_->runtime().Runtime(*next));
 
   EnvInfo saved_info = info_;
   std::unique_ptr<Module> saved = std::move(module_);
   std::vector<int32_t> saved_counts = choice_counts_;
+  std::vector<AlternativeNode> saved_alternatives = alternatives_;
   const DryCursor saved_dry = dry_;
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
@@ -165,6 +170,7 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     module_ = std::move(saved);
     info_ = saved_info;
     choice_counts_ = std::move(saved_counts);
+    alternatives_ = std::move(saved_alternatives);
     dry_ = saved_dry;
     return s;
   }
@@ -192,7 +198,10 @@ absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view,
 std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
   std::unique_ptr<HloRewriteEnv> copy(new HloRewriteEnv(spec_, benchmarks_, 0));
   copy->rng_ = rng_;
-  if (module_) copy->module_ = module_->Clone();
+  if (module_) {
+    copy->module_ = module_->Clone();
+    copy->alternatives_ = FindAlternatives(*copy->module_);
+  }
   copy->dry_ = dry_;
   copy->info_ = info_;
   copy->record_ = record_;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/features/graph_features.h"
+#include "core/rewrite/decisions.h"
 #include "envs/benchmark_set.h"
 
 namespace hlogym {
@@ -123,6 +124,9 @@ class HloRewriteEnv {
   EnvInfo info_;
   EpisodeRecord record_;
   std::vector<int32_t> choice_counts_;
+  // module_'s alternatives nodes (FindAlternatives), found when they are
+  // offered and used by the next step.
+  std::vector<AlternativeNode> alternatives_;
 };
 
 }  // namespace hlogym

@@ -41,6 +41,9 @@ class Computation {
   // parameter_number(). Works before the computation joins a module too (ids
   // are then assigned when it joins).
   Instruction* AddInstruction(std::unique_ptr<Instruction> instruction);
+  // Room for `n` instructions: a builder that knows its size grows the
+  // storage once.
+  void ReserveInstructions(size_t n) { instructions_.reserve(n); }
   // Removes an instruction that has no users and is not the root.
   absl::Status RemoveInstruction(Instruction* instruction);
   // Removes every instruction for which `dead` is true in one sweep; they must

@@ -12,7 +12,8 @@ Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
 }
 
 Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computation,
-                                          const Computation* before) {
+                                          const Computation* before,
+                                          bool names_reserved) {
   Computation* comp = computation.get();
   comp->set_parent(this);
   if (computation_names_) computation_names_->Insert(comp->name());
@@ -20,7 +21,7 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
     if (inst->unique_id() < 0) inst->set_unique_id(NextUniqueId());
     if (inst->name().empty()) {
       inst->set_name(UniqueInstructionName(OpcodeName(inst->opcode())));
-    } else {
+    } else if (!names_reserved) {
       NoteInstructionName(inst->name());
     }
   }
@@ -84,8 +85,8 @@ std::string Module::UniqueInstructionName(std::string_view prefix) {
       for (const auto& inst : comp->instructions()) instruction_names_->Insert(inst->name());
     }
   }
-  if (!prefix.empty() && instruction_names_->Insert(prefix)) return std::string(prefix);
-  return instruction_names_->NextFree(prefix.empty() ? "instruction" : NameStem(prefix));
+  if (prefix.empty()) return instruction_names_->NextFree("instruction");
+  return instruction_names_->Unique(prefix);
 }
 
 std::string Module::UniqueComputationName(std::string_view prefix) {

@@ -43,12 +43,16 @@ NameRegistry::Parsed NameRegistry::Parse(std::string_view name) {
   return {stem, n};
 }
 
+NameRegistry::Stem& NameRegistry::FindOrAddStem(std::string_view stem) {
+  auto it = stems_.find(Key(stem));
+  if (it == stems_.end()) it = stems_.try_emplace(std::string(stem)).first;
+  return it->second;
+}
+
 bool NameRegistry::Insert(std::string_view name) {
   const Parsed p = Parse(name);
   if (p.number == -2) return whole_.emplace(Key(name)).second;
-  auto it = stems_.find(Key(p.stem));
-  if (it == stems_.end()) it = stems_.try_emplace(std::string(p.stem)).first;
-  Stem& stem = it->second;
+  Stem& stem = FindOrAddStem(p.stem);
   if (p.number == -1) {
     const bool fresh = !stem.bare;
     stem.bare = true;
@@ -73,10 +77,35 @@ bool NameRegistry::Contains(std::string_view name) const {
   return word < stem.used.size() && (stem.used[word] >> (p.number % 64)) & 1;
 }
 
+std::string NameRegistry::Unique(std::string_view name) {
+  const Parsed p = Parse(name);
+  if (p.number == -2) {
+    if (whole_.emplace(Key(name)).second) return std::string(name);
+    return NextFree(p.stem);
+  }
+  Stem& stem = FindOrAddStem(p.stem);
+  if (p.number == -1) {
+    if (!stem.bare) {
+      stem.bare = true;
+      return std::string(name);
+    }
+  } else {
+    const size_t word = static_cast<size_t>(p.number) / 64;
+    const uint64_t bit = uint64_t{1} << (p.number % 64);
+    if (stem.used.size() <= word) stem.used.resize(word + 1, 0);
+    if ((stem.used[word] & bit) == 0) {
+      stem.used[word] |= bit;
+      return std::string(name);
+    }
+  }
+  return NextFreeIn(stem, p.stem);
+}
+
 std::string NameRegistry::NextFree(std::string_view stem_name) {
-  auto it = stems_.find(Key(stem_name));
-  if (it == stems_.end()) it = stems_.try_emplace(std::string(stem_name)).first;
-  Stem& stem = it->second;
+  return NextFreeIn(FindOrAddStem(stem_name), stem_name);
+}
+
+std::string NameRegistry::NextFreeIn(Stem& stem, std::string_view stem_name) {
   int64_t n = stem.counter + 1;
   // First clear bit at or after n.
   while (true) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace hlogym {
@@ -19,7 +20,7 @@ absl::Status NotEmittable(const Computation& fused, const Instruction* inst,
 // The dimensions a reduce hero reads (its first input's) and reduces.
 struct HeroSignature {
   const Shape* input = nullptr;
-  std::vector<int64_t> dims;
+  absl::InlinedVector<int64_t, 6> dims;
   int64_t output_elements = 0;
 };
 
@@ -88,7 +89,8 @@ absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,
   if (root == nullptr) return NotEmittable(fused, nullptr, "it has no root");
 
   // Pass 1: every instruction is something the emitter computes.
-  std::vector<const Instruction*> heroes;
+  // Inline: this runs once per dry-pass candidate.
+  absl::InlinedVector<const Instruction*, 4> heroes;
   for (const Instruction* inst : order) {
     const Opcode op = inst->opcode();
     if (op == Opcode::kTuple) {
@@ -151,7 +153,7 @@ absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,
   }
 
   // Outputs: the root tuple's elements, a variadic reduce's, or the root.
-  std::vector<const Instruction*> outputs;
+  absl::InlinedVector<const Instruction*, 4> outputs;
   int64_t output_count = 1;
   if (root->opcode() == Opcode::kTuple) {
     outputs.assign(root->operands().begin(), root->operands().end());
@@ -199,7 +201,7 @@ absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,
           return NotEmittable(fused, inst, "reduces over inputs of different dimensions");
         }
       }
-      std::vector<int64_t> dims(inst->dimensions().begin(), inst->dimensions().end());
+      absl::InlinedVector<int64_t, 6> dims(inst->dimensions().begin(), inst->dimensions().end());
       std::sort(dims.begin(), dims.end());
       if (dims != sig.dims) return NotEmittable(fused, inst, "reduces over different dimensions");
       after_hero.insert(inst);

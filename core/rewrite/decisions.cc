@@ -48,7 +48,7 @@ bool SelectableWhileCopying(absl::Span<const AlternativeNode> alts) {
 }
 
 // One choice per alternatives node, each in range.
-absl::Status CheckChoices(const std::vector<AlternativeNode>& alts,
+absl::Status CheckChoices(absl::Span<const AlternativeNode> alts,
                           absl::Span<const int64_t> choices) {
   if (choices.size() != alts.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -115,7 +115,12 @@ absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices) {
 
 absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
                                                          absl::Span<const int64_t> choices) {
-  std::vector<AlternativeNode> alts = FindAlternatives(module);
+  return CloneWithChoices(module, FindAlternatives(module), choices);
+}
+
+absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
+                                                         absl::Span<const AlternativeNode> alts,
+                                                         absl::Span<const int64_t> choices) {
   RETURN_IF_ERROR(CheckChoices(alts, choices));
   if (!SelectableWhileCopying(alts) || module.entry() == nullptr) {
     std::unique_ptr<Module> copy = module.Clone();

@@ -43,5 +43,11 @@ absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices);
 // ApplyChoices; `module` is not changed.
 absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
                                                          absl::Span<const int64_t> choices);
+// The same, given `alts` = FindAlternatives(module) found by the caller (the
+// env finds them when it offers the alternatives; the walk over every
+// candidate is not repeated at the step).
+absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
+                                                         absl::Span<const AlternativeNode> alts,
+                                                         absl::Span<const int64_t> choices);
 
 }  // namespace hlogym

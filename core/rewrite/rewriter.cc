@@ -14,8 +14,8 @@ Instruction* Rewriter::Add(Computation* computation,
 }
 
 Computation* Rewriter::AddComputation(std::unique_ptr<Computation> computation,
-                                      const Computation* user) {
-  return module_->AddComputationBefore(std::move(computation), user);
+                                      const Computation* user, bool names_reserved) {
+  return module_->AddComputationBefore(std::move(computation), user, names_reserved);
 }
 
 absl::Status Rewriter::CheckReplacement(const Instruction* original,

@@ -33,9 +33,10 @@ class Rewriter {
   // are built, and candidates nobody chooses are pruned after the decisions.
   Instruction* Add(Computation* computation, std::unique_ptr<Instruction> instruction);
   // Adds a new computation (a fused computation, for example) just before
-  // `user`, keeping callees before callers.
+  // `user`, keeping callees before callers. `names_reserved`: as
+  // Module::AddComputationBefore's.
   Computation* AddComputation(std::unique_ptr<Computation> computation,
-                              const Computation* user);
+                              const Computation* user, bool names_reserved = false);
 
   // Every use of `original`, and the root position if it is a root, should
   // use `replacement` (same computation, compatible shape).

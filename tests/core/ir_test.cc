@@ -246,5 +246,36 @@ TEST(NameRegistryTest, HandsOutTheNamesOfTheReferenceRule) {
   }
 }
 
+// Unique(name) is Insert(name) ? name : NextFree(NameStem(name)), in one
+// lookup: both paths hand out the same names from the same state.
+TEST(NameRegistryTest, UniqueIsInsertOrTheNextFreeOfTheStem) {
+  const std::vector<std::string> stems = {"add", "fusion", "a.b", "x.7", "p"};
+  const std::vector<std::string> odd = {"add", "add.", "add.0", "add.00", "add.007", "add.3.1",
+                                        "fusion.123456789", "fusion.99999999", "a.b",
+                                        ".5", "x.7", "x.7.0", "add.64", "add.63", "add.65"};
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    NameRegistry unique;
+    NameRegistry reference;
+    for (int i = 0; i < 400; ++i) {
+      const std::string& stem = stems[rng() % stems.size()];
+      std::string name;
+      switch (rng() % 3) {
+        case 0:
+          name = odd[rng() % odd.size()];
+          break;
+        case 1:
+          name = absl::StrCat(stem, ".", rng() % 200);
+          break;
+        default:
+          name = stem;
+      }
+      const std::string expected =
+          reference.Insert(name) ? name : reference.NextFree(NameStem(name));
+      ASSERT_EQ(unique.Unique(name), expected) << "round " << round << " step " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hlogym
