@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -16,6 +17,7 @@
 #include "backend/cpu_split_reduce.h"
 #include "backend/cpu_vector_math.h"
 #include "backend/elemental_emitter.h"
+#include "backend/index_breakpoints.h"
 #include "backend/kernel_plan.h"
 #include "core/base/status_macros.h"
 #include "core/ir/computation.h"
@@ -346,6 +348,20 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
     };
     const int64_t inner = dims.empty() ? 1 : dims.back();
     std::vector<int64_t> outer_dims(dims.begin(), dims.empty() ? dims.end() : dims.end() - 1);
+    // Columns split where a concatenate or pad the outputs read through
+    // changes operand (backend/index_breakpoints.h): one loop per segment.
+    std::vector<int64_t> segments = {0, inner};
+    if (!dims.empty()) {
+      std::set<int64_t> breakpoints;
+      for (size_t k : members) {
+        for (int64_t p : IndexBreakpoints(*outputs[k].producer, dims.size() - 1)) {
+          breakpoints.insert(p);
+        }
+      }
+      if (static_cast<int64_t>(breakpoints.size()) < kMaxLoopSegments) {
+        segments.insert(segments.begin() + 1, breakpoints.begin(), breakpoints.end());
+      }
+    }
     // Rows of the innermost dimension, and the part of each row in range.
     llvm::Value* row_lo = b.CreateSDiv(begin, b.getInt64(inner));
     llvm::Value* row_hi = b.CreateSDiv(b.CreateAdd(hi, b.getInt64(inner - 1)), b.getInt64(inner));
@@ -369,15 +385,28 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
                 outer[d] = b.CreateURem(rest, b.getInt64(outer_dims[d]));
                 rest = b.CreateUDiv(rest, b.getInt64(outer_dims[d]));
               }
+              emitter.SetIndexRange(outer[d], 0, outer_dims[d] - 1);
             }
           }
-          return emitter.EmitLoop(
-              b.CreateSub(j_hi, j_lo), "col", [&](llvm::Value* c) -> absl::Status {
-                llvm::Value* j = b.CreateAdd(c, j_lo);
-                IrIndex index = outer;
-                if (!dims.empty()) index.push_back(j);
-                return store_all(index, b.CreateAdd(row_start, j));
-              });
+          for (size_t s = 0; s + 1 < segments.size(); ++s) {
+            // This task's part of segment s: [max(j_lo, a), min(j_hi, b)).
+            const int64_t a = segments[s], e = segments[s + 1];
+            llvm::Value* lo =
+                b.CreateSelect(b.CreateICmpSGT(j_lo, b.getInt64(a)), j_lo, b.getInt64(a));
+            llvm::Value* up =
+                b.CreateSelect(b.CreateICmpSLT(j_hi, b.getInt64(e)), j_hi, b.getInt64(e));
+            llvm::Value* trip = b.CreateSub(up, lo);
+            trip = b.CreateSelect(b.CreateICmpSLT(trip, b.getInt64(0)), b.getInt64(0), trip);
+            RETURN_IF_ERROR(emitter.EmitLoop(
+                trip, absl::StrCat("col", s), [&](llvm::Value* c) -> absl::Status {
+                  llvm::Value* j = b.CreateAdd(c, lo, "", /*HasNUW=*/true, /*HasNSW=*/true);
+                  emitter.SetIndexRange(j, a, e - 1);
+                  IrIndex index = outer;
+                  if (!dims.empty()) index.push_back(j);
+                  return store_all(index, b.CreateAdd(row_start, j));
+                }));
+          }
+          return absl::OkStatus();
         }));
   }
   b.CreateRetVoid();

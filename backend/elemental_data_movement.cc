@@ -3,7 +3,9 @@
 // dynamic-update-slice) clamp every candidate index into its operand and
 // select, so the code stays branch-free and every read is in bounds.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "backend/elemental_emitter.h"
@@ -13,9 +15,48 @@ namespace hlogym {
 
 llvm::Value* ElementalEmitter::IndexConst(int64_t v) { return b_->getInt64(v); }
 
+std::optional<std::pair<int64_t, int64_t>> ElementalEmitter::IndexRange(llvm::Value* v) const {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
+    return std::make_pair(c->getSExtValue(), c->getSExtValue());
+  }
+  auto it = index_ranges_.find(v);
+  if (it == index_ranges_.end()) return std::nullopt;
+  return it->second;
+}
+
+llvm::Value* ElementalEmitter::IndexAdd(llvm::Value* v, int64_t c) {
+  if (c == 0) return v;
+  llvm::Value* r = b_->CreateAdd(v, IndexConst(c), "", /*HasNUW=*/false, /*HasNSW=*/true);
+  if (auto range = IndexRange(v)) SetIndexRange(r, range->first + c, range->second + c);
+  return r;
+}
+
+llvm::Value* ElementalEmitter::IndexMul(llvm::Value* v, int64_t c) {
+  if (c == 1) return v;
+  llvm::Value* r = b_->CreateMul(v, IndexConst(c), "", /*HasNUW=*/false, /*HasNSW=*/true);
+  if (auto range = IndexRange(v); range && c > 0) {
+    SetIndexRange(r, range->first * c, range->second * c);
+  }
+  return r;
+}
+
+llvm::Value* ElementalEmitter::IndexSubFrom(int64_t c, llvm::Value* v) {
+  llvm::Value* r = b_->CreateSub(IndexConst(c), v, "", /*HasNUW=*/false, /*HasNSW=*/true);
+  if (auto range = IndexRange(v)) SetIndexRange(r, c - range->second, c - range->first);
+  return r;
+}
+
 llvm::Value* ElementalEmitter::Clamp(llvm::Value* v, int64_t lo, int64_t hi) {
+  // A clamp that cannot bind keeps the index affine (so loads stay
+  // consecutive for the vectorizer).
+  const auto range = IndexRange(v);
+  if (range && range->first >= lo && range->second <= hi) return v;
   v = b_->CreateSelect(b_->CreateICmpSLT(v, IndexConst(lo)), IndexConst(lo), v);
-  return b_->CreateSelect(b_->CreateICmpSGT(v, IndexConst(hi)), IndexConst(hi), v);
+  v = b_->CreateSelect(b_->CreateICmpSGT(v, IndexConst(hi)), IndexConst(hi), v);
+  if (range && lo <= hi) {
+    SetIndexRange(v, std::clamp(range->first, lo, hi), std::clamp(range->second, lo, hi));
+  }
+  return v;
 }
 
 llvm::Value* ElementalEmitter::Linearize(absl::Span<const int64_t> dims, const IrIndex& index) {
@@ -146,9 +187,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitDataMovement(
     }
     case Opcode::kReverse: {
       IrIndex at = index;
-      for (int64_t d : instruction.dimensions()) {
-        at[d] = b_->CreateSub(IndexConst(shape.dim(d) - 1), index[d]);
-      }
+      for (int64_t d : instruction.dimensions()) at[d] = IndexSubFrom(shape.dim(d) - 1, index[d]);
       return operand_at(0, at);
     }
     case Opcode::kSlice: {
@@ -156,7 +195,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitDataMovement(
       IrIndex at(rank);
       for (int64_t i = 0; i < rank; ++i) {
         const int64_t stride = s.strides.empty() ? 1 : s.strides[i];
-        at[i] = b_->CreateAdd(b_->CreateMul(index[i], IndexConst(stride)), IndexConst(s.starts[i]));
+        at[i] = IndexAdd(IndexMul(index[i], stride), s.starts[i]);
       }
       return operand_at(0, at);
     }
@@ -174,8 +213,17 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitDataMovement(
       IrIndex at(rank);
       for (int64_t i = 0; i < rank; ++i) {
         const int64_t step = p.padding[i].interior + 1;
-        llvm::Value* t = b_->CreateSub(index[i], IndexConst(p.padding[i].low));
+        llvm::Value* t = IndexAdd(index[i], -p.padding[i].low);
         const int64_t last = (in.dim(i) - 1) * step;
+        // Where the index range lies wholly in the padding or (without
+        // interior padding) wholly inside, the test is known.
+        if (const auto range = IndexRange(t)) {
+          if (range->second < 0 || range->first > last) return operand_at(1, {});
+          if (step == 1 && range->first >= 0 && range->second <= last) {
+            at[i] = t;
+            continue;
+          }
+        }
         valid = b_->CreateAnd(valid, b_->CreateICmpSGE(t, IndexConst(0)));
         valid = b_->CreateAnd(valid, b_->CreateICmpSLE(t, IndexConst(last)));
         llvm::Value* c = Clamp(t, 0, std::max<int64_t>(last, 0));
@@ -188,18 +236,26 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitDataMovement(
       }
       if (in.element_count() == 0) return operand_at(1, {});
       ASSIGN_OR_RETURN(llvm::Value * inside, Operand(instruction, 0, at));
+      if (valid == b_->getTrue()) return one(inside);
       ASSIGN_OR_RETURN(llvm::Value * padding, Operand(instruction, 1, {}));
       return one(b_->CreateSelect(valid, inside, padding));
     }
     case Opcode::kConcatenate: {
       const int64_t d = instruction.dimension(0);
+      // Only the operands the index's range reaches (one, within a loop
+      // segment between the operands' boundaries).
+      const auto range = IndexRange(index[d]);
       llvm::Value* result = nullptr;
       int64_t offset = 0;
       for (int64_t k = 0; k < instruction.operand_count(); ++k) {
         const int64_t size = instruction.operand(k)->shape().dim(d);
         if (size == 0) continue;
+        if (range && (range->second < offset || range->first >= offset + size)) {
+          offset += size;
+          continue;
+        }
         IrIndex at = index;
-        at[d] = Clamp(b_->CreateSub(index[d], IndexConst(offset)), 0, size - 1);
+        at[d] = Clamp(IndexAdd(index[d], -offset), 0, size - 1);
         ASSIGN_OR_RETURN(llvm::Value * v, Operand(instruction, k, at));
         result = result == nullptr
                      ? v

@@ -369,6 +369,36 @@ absl::Status ElementalEmitter::EmitLoopsOver(const Shape& shape, absl::Span<cons
                   });
 }
 
+absl::Status ElementalEmitter::EmitLoopsOver(const Shape& shape, absl::Span<const int64_t> dims,
+                                             absl::string_view name_prefix, IrIndex& index,
+                                             absl::Span<const int64_t> breakpoints,
+                                             const std::function<absl::Status()>& body) {
+  if (dims.empty() || breakpoints.empty()) {
+    return EmitLoopsOver(shape, dims, name_prefix, index, body);
+  }
+  return EmitLoopsOver(
+      shape, dims.first(dims.size() - 1), name_prefix, index, [&]() -> absl::Status {
+        const int64_t d = dims.back();
+        std::vector<int64_t> starts = {0};
+        starts.insert(starts.end(), breakpoints.begin(), breakpoints.end());
+        starts.push_back(shape.dim(d));
+        for (size_t s = 0; s + 1 < starts.size(); ++s) {
+          RETURN_IF_ERROR(EmitLoop(IndexConst(starts[s + 1] - starts[s]),
+                                   absl::StrCat(name_prefix, d, ".s", s),
+                                   [&](llvm::Value* iv) -> absl::Status {
+                                     index[d] = IndexAdd(iv, starts[s]);
+                                     return body();
+                                   }));
+        }
+        return absl::OkStatus();
+      });
+}
+
+void ElementalEmitter::SetIndexRange(llvm::Value* v, int64_t lo, int64_t hi) {
+  if (llvm::isa<llvm::Constant>(v)) return;
+  index_ranges_[v] = {lo, hi};
+}
+
 absl::Status ElementalEmitter::EmitLoop(llvm::Value* trip_count, absl::string_view name,
                                         const std::function<absl::Status(llvm::Value*)>& body) {
   llvm::Function* function = b_->GetInsertBlock()->getParent();
@@ -382,6 +412,10 @@ absl::Status ElementalEmitter::EmitLoop(llvm::Value* trip_count, absl::string_vi
   b_->SetInsertPoint(header);
   llvm::PHINode* iv = b_->CreatePHI(b_->getInt64Ty(), 2, n + ".iv");
   iv->addIncoming(b_->getInt64(0), preheader);
+  if (auto* count = llvm::dyn_cast<llvm::ConstantInt>(trip_count);
+      count != nullptr && count->getSExtValue() > 0) {
+    SetIndexRange(iv, 0, count->getSExtValue() - 1);
+  }
   b_->CreateCondBr(b_->CreateICmpSLT(iv, trip_count), body_block, exit);
   b_->SetInsertPoint(body_block);
   cache_.emplace_back();

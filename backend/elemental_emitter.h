@@ -86,6 +86,20 @@ class ElementalEmitter {
   absl::Status EmitLoopsOver(const Shape& shape, absl::Span<const int64_t> dims,
                              absl::string_view name_prefix, IrIndex& index,
                              const std::function<absl::Status()>& body);
+  // The same, with the innermost loop of `dims` split into one loop per
+  // segment between `breakpoints` (sorted positions inside the dimension;
+  // see backend/index_breakpoints.h), in order.
+  absl::Status EmitLoopsOver(const Shape& shape, absl::Span<const int64_t> dims,
+                             absl::string_view name_prefix, IrIndex& index,
+                             absl::Span<const int64_t> breakpoints,
+                             const std::function<absl::Status()>& body);
+
+  // Declares that the index value `v` lies in [lo, hi] where it is used (a
+  // loop's induction value plus a segment's start). Data movement then
+  // drops clamps that cannot bind and reads only the concatenate operand or
+  // pad side the range lies in. EmitLoop declares its induction value's
+  // range when the trip count is a constant.
+  void SetIndexRange(llvm::Value* v, int64_t lo, int64_t hi);
 
  protected:
   // A libm-style math function by its double-precision name ("exp",
@@ -170,6 +184,12 @@ class ElementalEmitter {
   IrIndex Delinearize(absl::Span<const int64_t> dims, llvm::Value* linear);
   llvm::Value* Clamp(llvm::Value* v, int64_t lo, int64_t hi);
   llvm::Value* IndexConst(int64_t v);
+  // The known range of an index value (constants and declared ranges), and
+  // index arithmetic that carries ranges on: v + c, v * c (c > 0), c - v.
+  std::optional<std::pair<int64_t, int64_t>> IndexRange(llvm::Value* v) const;
+  llvm::Value* IndexAdd(llvm::Value* v, int64_t c);
+  llvm::Value* IndexMul(llvm::Value* v, int64_t c);
+  llvm::Value* IndexSubFrom(int64_t c, llvm::Value* v);
   absl::StatusOr<llvm::Value*> EmitGather(const Instruction& gather, const IrIndex& index);
   // A start index operand (scalar, any int type) as i64.
   absl::StatusOr<llvm::Value*> StartIndex(const Instruction& user, int64_t operand);
@@ -198,6 +218,7 @@ class ElementalEmitter {
   const Instruction* unfused_ = nullptr;
   ParameterReader unfused_reader_;
   std::vector<CacheScope> cache_;
+  std::map<llvm::Value*, std::pair<int64_t, int64_t>> index_ranges_;
 };
 
 }  // namespace hlogym

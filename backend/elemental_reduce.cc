@@ -8,10 +8,12 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "backend/elemental_emitter.h"
+#include "backend/index_breakpoints.h"
 #include "core/base/status_macros.h"
 
 namespace hlogym {
@@ -59,6 +61,17 @@ llvm::Constant* ReducerIdentity(Opcode op, PrimitiveType type, llvm::Type* value
           ctx, is_signed ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
     default: return nullptr;
   }
+}
+
+// Where the innermost reduced dimension's loop splits (see
+// backend/index_breakpoints.h): the union over the reduced operands.
+std::vector<int64_t> ReduceBreakpoints(const Instruction& reduce, int64_t last_dim) {
+  std::set<int64_t> all;
+  for (int64_t k = 0; k < reduce.operand_count() / 2; ++k) {
+    for (int64_t p : IndexBreakpoints(*reduce.operand(k), last_dim)) all.insert(p);
+  }
+  if (static_cast<int64_t>(all.size()) >= kMaxLoopSegments) return {};
+  return std::vector<int64_t>(all.begin(), all.end());
 }
 
 }  // namespace
@@ -175,7 +188,7 @@ absl::StatusOr<std::optional<std::vector<llvm::Value*>>> ElementalEmitter::EmitP
         bits_type, max ? llvm::APInt::getZero(bits_type->getIntegerBitWidth())
                        : llvm::APInt::getSignMask(bits_type->getIntegerBitWidth()));
     RETURN_IF_ERROR(EmitLoopsOver(in, reduced_dims, absl::StrCat(reduce.name(), ".r"), in_index,
-                                  [&]() -> absl::Status {
+                                  ReduceBreakpoints(reduce, last_dim), [&]() -> absl::Status {
       ASSIGN_OR_RETURN(llvm::Value * v, Operand(reduce, 0, in_index));
       llvm::Value* m = b_->CreateLoad(value_type, m_slot);
       llvm::Value* wins = max ? b_->CreateFCmpOGT(v, m) : b_->CreateFCmpOLT(v, m);
@@ -294,9 +307,12 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const Ins
     types.push_back(init->getType());
   }
 
-  // One loop per reduced dimension, outermost first (row-major order).
+  // One loop per reduced dimension, outermost first (row-major order; the
+  // innermost split in segments keeps that order).
+  const std::vector<int64_t> breakpoints =
+      reduced_dims.empty() ? std::vector<int64_t>{} : ReduceBreakpoints(reduce, reduced_dims.back());
   RETURN_IF_ERROR(EmitLoopsOver(in, reduced_dims, absl::StrCat(reduce.name(), ".r"), in_index,
-                                [&]() -> absl::Status {
+                                breakpoints, [&]() -> absl::Status {
       std::vector<llvm::Value*> args;
       for (int64_t k = 0; k < n; ++k) args.push_back(b_->CreateLoad(types[k], accumulators[k]));
       for (int64_t k = 0; k < n; ++k) {
