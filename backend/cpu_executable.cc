@@ -327,8 +327,9 @@ std::vector<Literal> CpuExecutable::ReadOutputs() const {
   return outputs;
 }
 
-absl::StatusOr<std::vector<Literal>> CpuExecutable::Run(absl::Span<const Literal> arguments) {
-  const std::vector<const void*> leaves = LeafData(arguments);
+absl::StatusOr<std::vector<const void*>> CpuExecutable::CheckedLeaves(
+    absl::Span<const Literal> arguments) const {
+  std::vector<const void*> leaves = LeafData(arguments);
   if (leaves.size() != parameter_shapes_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the executable takes ",
                                                    parameter_shapes_.size(),
@@ -345,8 +346,33 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::Run(absl::Span<const Literal
           " but the parameter leaf is ", parameter_shapes_[i].ToString(false)));
     }
   }
+  return leaves;
+}
+
+absl::StatusOr<std::vector<Literal>> CpuExecutable::Run(absl::Span<const Literal> arguments) {
+  ASSIGN_OR_RETURN(const std::vector<const void*> leaves, CheckedLeaves(arguments));
   RETURN_IF_ERROR(Execute(leaves));
   return ReadOutputs();
+}
+
+absl::StatusOr<std::vector<CpuExecutable::StepTime>> CpuExecutable::Profile(
+    absl::Span<const Literal> arguments, int runs) {
+  if (runs < 1) return absl::InvalidArgumentError(absl::StrCat("runs must be >= 1, got ", runs));
+  ASSIGN_OR_RETURN(const std::vector<const void*> leaves, CheckedLeaves(arguments));
+  RETURN_IF_ERROR(Execute(leaves));  // warm-up: first touches, lazy kernel work
+  std::vector<std::vector<StepTime>> samples;
+  for (int r = 0; r < runs; ++r) {
+    ASSIGN_OR_RETURN(std::vector<StepTime> times, ExecuteProfiled(leaves));
+    samples.push_back(std::move(times));
+  }
+  std::vector<StepTime> median = samples.front();
+  std::vector<double> seconds(samples.size());
+  for (size_t step = 0; step < median.size(); ++step) {
+    for (size_t r = 0; r < samples.size(); ++r) seconds[r] = samples[r][step].seconds;
+    std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+    median[step].seconds = seconds[seconds.size() / 2];
+  }
+  return median;
 }
 
 }  // namespace hlogym

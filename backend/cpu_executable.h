@@ -82,6 +82,9 @@ class CpuExecutable {
   };
   absl::StatusOr<std::vector<StepTime>> ExecuteProfiled(
       absl::Span<const void* const> parameter_leaves);
+  // Each step's median time over `runs` profiled runs on `arguments` (checked
+  // as Run checks them), after one warm-up run.
+  absl::StatusOr<std::vector<StepTime>> Profile(absl::Span<const Literal> arguments, int runs);
 
   int64_t output_leaf_count() const { return static_cast<int64_t>(output_shapes_.size()); }
   const void* output_leaf(int64_t i) const;
@@ -95,6 +98,9 @@ class CpuExecutable {
  private:
   struct Step;
   CpuExecutable();
+  // The leaves of `arguments`, after checking them against the parameters.
+  absl::StatusOr<std::vector<const void*>> CheckedLeaves(
+      absl::Span<const Literal> arguments) const;
   absl::Status Build(const Computation& computation, CpuKernelCompiler& compiler);
   absl::Status BindParameters(absl::Span<const void* const> parameter_leaves);
   absl::Status RunStep(Step& step);

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backend/cost_calibration.h"
 #include "backend/cost_model.h"
@@ -35,6 +36,9 @@ class Compiled {
   virtual ~Compiled() = default;
   virtual absl::StatusOr<std::vector<Literal>> Run(const std::vector<Literal>& arguments) = 0;
   virtual absl::StatusOr<Measurement> Measure() = 0;
+  // Each step's median time (CpuExecutable::Profile).
+  virtual absl::StatusOr<std::vector<CpuExecutable::StepTime>> Profile(
+      const std::vector<Literal>& arguments, int runs) = 0;
   virtual py::dict Stats() const = 0;
   const Module& module() const { return *module_; }
 
@@ -159,6 +163,16 @@ class CompiledOn : public Compiled {
     if (!report.ok()) return report.status();
     return report->measurement;
   }
+  absl::StatusOr<std::vector<CpuExecutable::StepTime>> Profile(
+      const std::vector<Literal>& arguments, int runs) override {
+    if constexpr (std::is_same_v<Runtime, CpuRuntime>) {
+      return executable_->Profile(arguments, runs);
+    } else {
+      return absl::UnimplementedError(
+          "not supported: profile() on the GPU target (no per-kernel timing there yet); "
+          "measure() times the whole executable");
+    }
+  }
   py::dict Stats() const override { return StatsDict(executable_->stats()); }
 
  private:
@@ -205,6 +219,48 @@ void RegisterBackend(py::module_& m) {
             return d;
           },
           "Times runs on the formula inputs: {median_s, min_s, spread, runs, converged}.")
+      .def(
+          "profile",
+          [](Compiled& self, std::optional<py::list> inputs, int runs, const py::object& device) {
+            const std::vector<Literal> arguments = Arguments(self.module(), inputs);
+            const DeviceSpec spec = DeviceFrom(device);
+            absl::StatusOr<std::vector<CpuExecutable::StepTime>> steps;
+            CostEstimate estimate;
+            {
+              py::gil_scoped_release release;
+              steps = self.Profile(arguments, runs);
+              if (steps.ok()) estimate = EstimateCost(self.module(), spec);
+            }
+            if (!steps.ok()) ThrowStatus(steps.status());
+            // The model's kernels of the entry computation, by name; called
+            // computations' kernels are inside their caller's step.
+            absl::flat_hash_map<std::string, const KernelCost*> modeled;
+            for (const KernelCost& k : estimate.per_kernel) {
+              if (k.kernel->parent() == self.module().entry()) modeled.emplace(k.kernel->name(), &k);
+            }
+            py::list out;
+            for (const CpuExecutable::StepTime& step : *steps) {
+              py::dict d;
+              d["instruction"] = step.instruction;
+              d["kind"] = step.kind;
+              d["seconds"] = step.seconds;
+              auto it = modeled.find(step.instruction);
+              d["estimate_s"] = it == modeled.end() ? py::object(py::none())
+                                                    : py::object(py::float_(it->second->seconds));
+              d["bytes"] = it == modeled.end() ? py::object(py::none())
+                                               : py::object(py::float_(it->second->bytes));
+              d["flops"] = it == modeled.end() ? py::object(py::none())
+                                               : py::object(py::float_(it->second->flops));
+              out.append(std::move(d));
+            }
+            return out;
+          },
+          py::arg("inputs") = py::none(), py::arg("runs") = 5, py::arg("device") = "cpu",
+          "CPU target: each step of the entry computation (a kernel, a BLAS call, a host op, a "
+          "loop) in execution order, as {instruction, kind, seconds (median of `runs` runs after "
+          "a warm-up), estimate_s, bytes, flops (the cost model's figures for that kernel on "
+          "`device`, None for steps it does not count)}. For finding slow kernels and checking "
+          "the cost model kernel by kernel.")
       .def_property_readonly("stats", &Compiled::Stats, "What the executable is made of.");
 
   m.def(

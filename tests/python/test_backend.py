@@ -58,6 +58,28 @@ def test_measure_reports_a_positive_median():
     assert m["median_s"] > 0 and m["min_s"] <= m["median_s"] and m["runs"] >= 1
 
 
+def test_profile_times_each_step_beside_the_cost_model():
+    # Two kernels in the entry (the dot goes to BLAS, the tanh is compiled),
+    # each timed and, where the model counts it, estimated.
+    module = hlogym.HloModule.from_text("""HloModule m
+ENTRY e {
+  a = f32[64,32] parameter(0)
+  b = f32[32,16] parameter(1)
+  d = f32[64,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[64,16] tanh(d)
+}""")
+    steps = hlogym.compile(module).profile(runs=3)
+    assert [s["instruction"] for s in steps] == ["d", "t"]
+    assert [s["kind"] for s in steps] == ["blas-dot", "llvm"]
+    model = hlogym.estimate(module, device="cpu")
+    assert all(s["seconds"] > 0 for s in steps)
+    assert sum(s["estimate_s"] for s in steps) == pytest.approx(model["seconds"])
+    assert steps[0]["flops"] == pytest.approx(2 * 64 * 32 * 16)
+    assert steps[1]["bytes"] == pytest.approx(2 * 64 * 16 * 4)
+    with pytest.raises(ValueError, match="runs must be >= 1, got 0"):
+        hlogym.compile(module).profile(runs=0)
+
+
 def test_a_device_dict_estimates_as_the_named_device_and_can_be_edited(softmax_path):
     module = hlogym.HloModule.from_file(str(softmax_path))
     cpu = hlogym.device_spec("cpu")
