@@ -41,8 +41,9 @@ std::vector<int64_t> ExpandGroupChoices(const std::vector<ChoiceGroup>& groups,
 
 absl::StatusOr<double> LookaheadRuntime(const HloRewriteEnv& env,
                                         absl::Span<const int64_t> choices) {
-  std::unique_ptr<Module> copy = env.module().Clone();
-  RETURN_IF_ERROR(ApplyChoices(*copy, choices));
+  // Copies only what the choices keep: the unchosen candidates of a dry pass
+  // can outnumber the module's own instructions several times.
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, CloneWithChoices(env.module(), choices));
   RETURN_IF_ERROR(RunPassSpecs(env.spec().post_passes, *copy));
   return env.benchmarks().runtime().Runtime(*copy);
 }
