@@ -121,6 +121,7 @@ std::unique_ptr<Module> Module::CloneParts(const ClonePart& part) const {
     if (part.computation && !part.computation(*comp)) continue;
     auto new_comp = std::make_unique<Computation>(comp->name());
     new_comp->set_execution_thread(comp->execution_thread());
+    new_comp->ReserveInstructions(comp->instructions().size());  // at most all
     for (Instruction* inst : comp->MakePostOrder()) {
       if (!keep(inst)) continue;
       operands.clear();

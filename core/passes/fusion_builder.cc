@@ -30,15 +30,18 @@ class FusedComputationBuilder {
             module->UniqueComputationName("fused_computation"))) {
     // Sized once: growing these maps entry by entry was several mallocs per
     // candidate of a dry pass.
-    inlined_.reserve(members.size());
-    params_.reserve(2 * members.size() + 2);
-    // At most every member's body, a parameter per operand and a root tuple.
+    // At most a parameter per member operand; at most every member's body,
+    // those parameters and a root tuple.
+    size_t operands = 0;
     size_t most = 1;
     for (const Instruction* member : members) {
+      operands += member->operand_count();
       most += member->operand_count() +
               (member->opcode() == Opcode::kFusion ? member->fused_computation()->instruction_count()
                                                    : 1);
     }
+    inlined_.reserve(members.size());
+    params_.reserve(operands);
     computation_->ReserveInstructions(most);
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/rewrite/dependency_levels.h"
 #include "core/rewrite/prune.h"
@@ -132,15 +133,14 @@ absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
   DependencyLevels levels;
   for (const Use& use : use_order_) {
     Instruction* original = use.original;
-    std::vector<Instruction*> kept;
+    // The original, then the candidates kept (inline: one list per use).
+    absl::InlinedVector<Instruction*, 8> operands = {original};
     for (Instruction* candidate : candidates_.at(use)) {
       // Choosing this candidate would make the user depend on itself.
       if (use.user != nullptr && levels.DependsOn(candidate, use.user)) continue;
-      kept.push_back(candidate);
+      operands.push_back(candidate);
     }
-    if (kept.empty()) continue;
-    std::vector<Instruction*> operands = {original};
-    operands.insert(operands.end(), kept.begin(), kept.end());
+    if (operands.size() == 1) continue;
     auto alt = Instruction::Create(Opcode::kAlternatives, original->shape(), operands);
     alt->set_name(module_->UniqueInstructionName("alternatives"));
     Instruction* node = original->parent()->AddInstruction(std::move(alt));
