@@ -134,7 +134,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(Opcode op, Primiti
   llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
   llvm::Value* v = nullptr;
   if (t->isFloatTy() && InlineFloatMath()) {
-    v = EmitInlineFloatMath(op, x);
+    v = EmitInlineFloatMath(op, x, out == PrimitiveType::kF32);
     if (v != nullptr) return RoundToType(out, v);
   }
   switch (op) {

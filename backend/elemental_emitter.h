@@ -171,10 +171,12 @@ class ElementalEmitter {
   llvm::Value* EmitBitcastConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
   llvm::Value* DoubleToFloatRoundToOdd(llvm::Value* x);
   llvm::Value* FloatToBF16Bits(llvm::Value* x);
-  // elemental_math.cc: exp of a double in [-745, 709]; exp/tanh/logistic of
-  // a float value (nullptr for other opcodes).
+  // elemental_math.cc: exp of a double in [-745, 709], of a float in
+  // [-104, 89]; exp/tanh/logistic of a float value (nullptr for other
+  // opcodes), exp in single precision when the result is f32.
   llvm::Value* EmitExpF64(llvm::Value* y);
-  llvm::Value* EmitInlineFloatMath(Opcode opcode, llvm::Value* x);
+  llvm::Value* EmitExpF32(llvm::Value* y);
+  llvm::Value* EmitInlineFloatMath(Opcode opcode, llvm::Value* x, bool f32_result);
 
   // elemental_data_movement.cc
   absl::StatusOr<std::vector<llvm::Value*>> EmitDataMovement(const Instruction& instruction,

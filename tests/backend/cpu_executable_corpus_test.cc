@@ -57,6 +57,26 @@ int64_t ExpectedKernels(const Computation& entry) {
   return n;
 }
 
+// Whether any computation of `module` takes an f32 exponential. The CPU
+// kernels compute those in single precision, as XLA:CPU does (within an ulp
+// of the rounded double; the interpreter rounds the double), and training
+// steps through recurrences carry that far: flax_rnn_gru_train's gradients
+// differ from the interpreter by up to 2e-4 absolute (7e-3 relative near
+// zero) while both stay within 6e-5 of XLA's own outputs. Such modules are
+// compared with the XLA oracle's f32 tolerance, |a - b| <= 1e-3 (1 + |b|)
+// (data/corpus/README.md).
+bool HasF32Exp(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() == Opcode::kExp && !inst->shape().IsTuple() &&
+          inst->shape().element_type() == PrimitiveType::kF32) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // Compiles and runs the module and compares with the interpreter; returns
 // an empty string when they agree, else what went wrong.
 // `interpreted` collects what ran on the interpreter (here or in a called
@@ -93,8 +113,10 @@ std::string Check(const Module& module, const std::string& label, int64_t& jit_k
                  (inst->IsFusion() &&
                   inst->fused_computation()->root()->opcode() == Opcode::kConvolution);
   }
+  EquivalenceOptions base;
+  if (HasF32Exp(module)) base.rtol = base.atol = 1e-3;
   EquivalenceReport report;
-  if (!convolves) report = CompareLiterals(*expected, *actual);
+  if (!convolves) report = CompareLiterals(*expected, *actual, base);
   if (convolves && expected->size() != actual->size()) return label + ": output count differs";
   for (size_t i = 0; convolves && i < expected->size() && report.equivalent; ++i) {
     const Literal& e = (*expected)[i];
@@ -104,7 +126,7 @@ std::string Check(const Module& module, const std::string& label, int64_t& jit_k
         if (std::isfinite(e.GetAsDouble(k))) scale = std::max(scale, std::abs(e.GetAsDouble(k)));
       }
     }
-    EquivalenceOptions tolerance;
+    EquivalenceOptions tolerance = base;
     tolerance.atol = std::max(tolerance.atol, 1e-5 * scale);
     std::vector<Literal> want, got;
     want.push_back(e);
