@@ -8,8 +8,7 @@
 
 namespace hlogym {
 
-std::vector<ChoiceGroup> GroupAlternatives(const Module& module) {
-  const std::vector<AlternativeNode> alternatives = FindAlternatives(module);
+std::vector<ChoiceGroup> GroupAlternatives(absl::Span<const AlternativeNode> alternatives) {
   std::vector<ChoiceGroup> groups;
   // Key: the node's operands (original first, then the candidates).
   absl::flat_hash_map<std::vector<const Instruction*>, size_t> index;
@@ -43,7 +42,7 @@ absl::StatusOr<double> LookaheadRuntime(const HloRewriteEnv& env,
                                         absl::Span<const int64_t> choices) {
   // Copies only what the choices keep: the unchosen candidates of a dry pass
   // can outnumber the module's own instructions several times.
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, CloneWithChoices(env.module(), choices));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, CloneWithChoices(env.module(), env.alternatives(), choices));
   RETURN_IF_ERROR(RunPassSpecs(env.spec().post_passes, *copy));
   return env.benchmarks().runtime().Runtime(*copy);
 }

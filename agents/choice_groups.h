@@ -21,8 +21,9 @@ struct ChoiceGroup {
   std::vector<Instruction*> candidates;  // operands 1..num_choices-1
 };
 
-// The groups of `module`'s alternatives, in the order of their first member.
-std::vector<ChoiceGroup> GroupAlternatives(const Module& module);
+// The groups of `alternatives` (a module's, in FindAlternatives order), in
+// the order of their first member.
+std::vector<ChoiceGroup> GroupAlternatives(absl::Span<const AlternativeNode> alternatives);
 
 // Per-alternative choices that give every member of group g the choice
 // group_choices[g].

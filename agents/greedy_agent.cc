@@ -57,8 +57,8 @@ std::vector<Move> Moves(const std::vector<ChoiceGroup>& groups, bool fusion) {
 
 absl::StatusOr<std::vector<int64_t>> GreedyAgent::Act(const HloRewriteEnv& env) {
   RETURN_IF_ERROR(CheckActable(env));
-  const int64_t num_alternatives = static_cast<int64_t>(FindAlternatives(env.module()).size());
-  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.module());
+  const int64_t num_alternatives = static_cast<int64_t>(env.alternatives().size());
+  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.alternatives());
   const std::vector<int64_t> zeros(num_alternatives, 0);
   if (groups.empty()) return zeros;
   const bool deterministic = env.benchmarks().runtime().deterministic();

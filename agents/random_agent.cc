@@ -9,8 +9,8 @@ namespace hlogym {
 
 absl::StatusOr<std::vector<int64_t>> RandomAgent::Act(const HloRewriteEnv& env) {
   RETURN_IF_ERROR(CheckActable(env));
-  const int64_t num_alternatives = static_cast<int64_t>(FindAlternatives(env.module()).size());
-  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.module());
+  const int64_t num_alternatives = static_cast<int64_t>(env.alternatives().size());
+  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.alternatives());
   std::vector<int64_t> num_choices;
   for (const ChoiceGroup& group : groups) num_choices.push_back(group.num_choices);
   ASSIGN_OR_RETURN(std::vector<int64_t> group_choices, Choose(num_choices));

@@ -53,7 +53,7 @@ absl::StatusOr<std::vector<int64_t>> SearchAgent::Act(const HloRewriteEnv& env) 
     RETURN_IF_ERROR(Plan(env));
     planned = find_step();
   }
-  const int64_t num_alternatives = static_cast<int64_t>(FindAlternatives(env.module()).size());
+  const int64_t num_alternatives = static_cast<int64_t>(env.alternatives().size());
   if (planned != nullptr && static_cast<int64_t>(planned->choices.size()) == num_alternatives) {
     return planned->choices;
   }
@@ -139,8 +139,8 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     for (const Node& node : beam) {
       if (Done(*node.env) || budget <= 0) continue;
       const int64_t num_alternatives =
-          static_cast<int64_t>(FindAlternatives(node.env->module()).size());
-      const std::vector<ChoiceGroup> groups = GroupAlternatives(node.env->module());
+          static_cast<int64_t>(node.env->alternatives().size());
+      const std::vector<ChoiceGroup> groups = GroupAlternatives(node.env->alternatives());
       std::vector<std::vector<int64_t>> candidates;
       ASSIGN_OR_RETURN(std::vector<int64_t> xla, xla_.Act(*node.env));
       auto greedy_it = greedy_choice.find(node.env->info().fingerprint);

@@ -64,8 +64,8 @@ std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups) {
 
 absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   RETURN_IF_ERROR(CheckActable(env));
-  const int64_t num_alternatives = static_cast<int64_t>(FindAlternatives(env.module()).size());
-  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.module());
+  const int64_t num_alternatives = static_cast<int64_t>(env.alternatives().size());
+  const std::vector<ChoiceGroup> groups = GroupAlternatives(env.alternatives());
   // Apply mode takes the first rewrite a pass finds, candidate 1.
   std::vector<int64_t> group_choices(groups.size(), 1);
   if (MergesSeveralMembers(env.info().dry_pass)) {

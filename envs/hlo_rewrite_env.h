@@ -95,6 +95,9 @@ class HloRewriteEnv {
   // Choices at each alternatives node now offered (FindAlternatives order);
   // never more than spec().limits.max_alternatives entries.
   const std::vector<int32_t>& choice_counts() const { return choice_counts_; }
+  // The alternatives nodes now offered (FindAlternatives(module()), kept
+  // from when they were offered: agents need not walk every candidate again).
+  const std::vector<AlternativeNode>& alternatives() const { return alternatives_; }
 
   // An independent copy in the same state (same module, step, record; the
   // random generator continues identically).
