@@ -335,7 +335,11 @@ absl::StatusOr<CpuKernel> LlvmCpuKernelCompiler::Build(const Instruction& instru
       }
       continue;
     }
+    std::vector<const Instruction*> producers;
+    for (size_t k : members) producers.push_back(outputs[k].producer);
     auto store_all = [&](const IrIndex& index, llvm::Value* linear) -> absl::Status {
+      // Sibling row sums share one loop over their rows.
+      if (producers.size() > 1) RETURN_IF_ERROR(emitter.EmitSiblingSums(producers, index));
       for (size_t k : members) {
         const KernelOutput& out = outputs[k];
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,

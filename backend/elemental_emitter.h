@@ -94,6 +94,14 @@ class ElementalEmitter {
                              absl::Span<const int64_t> breakpoints,
                              const std::function<absl::Status()>& body);
 
+  // Float-sum reduces of one operand shape and reduced dimensions, at
+  // `index`, in one loop, so producers they share are computed once per
+  // element (a fusion's sibling row sums); each result is cached as
+  // EmitElements would cache it. The reduces that are not such sums, or
+  // differ from the first, are left to EmitElements.
+  absl::Status EmitSiblingSums(absl::Span<const Instruction* const> reduces,
+                               const IrIndex& index);
+
   // Declares that the index value `v` lies in [lo, hi] where it is used (a
   // loop's induction value plus a segment's start). Data movement then
   // drops clamps that cannot bind and reads only the concatenate operand or

@@ -349,6 +349,83 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const Ins
   return results;
 }
 
+absl::Status ElementalEmitter::EmitSiblingSums(absl::Span<const Instruction* const> reduces,
+                                               const IrIndex& index) {
+  std::vector<const Instruction*> sums;
+  for (const Instruction* r : reduces) {
+    if (r->opcode() != Opcode::kReduce || r->operand_count() != 2 || r->shape().IsTuple() ||
+        !IsFloatAdd(*r->to_apply()) ||
+        r->shape().element_type() != r->to_apply()->root()->shape().element_type()) {
+      continue;
+    }
+    if (!sums.empty() && (r->operand(0)->shape().dims() != sums[0]->operand(0)->shape().dims() ||
+                          r->dimensions() != sums[0]->dimensions())) {
+      continue;
+    }
+    bool cached = false;
+    for (const CacheScope& scope : cache_) cached |= scope.values.count(CacheKey{r, index}) > 0;
+    if (!cached) sums.push_back(r);
+  }
+  if (sums.size() < 2) return absl::OkStatus();
+  const Shape& in = sums[0]->operand(0)->shape();
+  std::vector<bool> reduced(in.rank(), false);
+  for (int64_t d : sums[0]->dimensions()) reduced[d] = true;
+  std::vector<int64_t> reduced_dims;
+  IrIndex in_index(in.rank(), nullptr);
+  int64_t next_kept = 0;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (reduced[d]) {
+      reduced_dims.push_back(d);
+    } else {
+      in_index[d] = index.at(next_kept++);
+    }
+  }
+  std::vector<llvm::Value*> accumulators;
+  std::set<int64_t> all_breakpoints;
+  for (const Instruction* r : sums) {
+    ASSIGN_OR_RETURN(llvm::Value * init, Operand(*r, 1, {}));
+    llvm::Value* slot = EntryAlloca(b_->getDoubleTy(), absl::StrCat(r->name(), ".acc"));
+    b_->CreateStore(b_->CreateFPCast(init, b_->getDoubleTy()), slot);
+    accumulators.push_back(slot);
+    if (!reduced_dims.empty()) {
+      for (int64_t p : IndexBreakpoints(*r->operand(0), reduced_dims.back())) {
+        all_breakpoints.insert(p);
+      }
+    }
+  }
+  std::vector<int64_t> breakpoints;
+  if (static_cast<int64_t>(all_breakpoints.size()) < kMaxLoopSegments) {
+    breakpoints.assign(all_breakpoints.begin(), all_breakpoints.end());
+  }
+  // Each sum folds in the order EmitReduce's loop does.
+  RETURN_IF_ERROR(EmitLoopsOver(in, reduced_dims, absl::StrCat(sums[0]->name(), ".r"), in_index,
+                                breakpoints, [&]() -> absl::Status {
+    for (size_t k = 0; k < sums.size(); ++k) {
+      ASSIGN_OR_RETURN(llvm::Value * v, Operand(*sums[k], 0, in_index));
+      llvm::Value* sum = b_->CreateFAdd(b_->CreateLoad(b_->getDoubleTy(), accumulators[k]),
+                                        b_->CreateFPCast(v, b_->getDoubleTy()));
+      if (ReductionPartials() > 1) {
+        llvm::FastMathFlags flags;
+        flags.setAllowReassoc();
+        llvm::cast<llvm::Instruction>(sum)->setFastMathFlags(flags);
+      }
+      b_->CreateStore(sum, accumulators[k]);
+    }
+    return absl::OkStatus();
+  }));
+  for (size_t k = 0; k < sums.size(); ++k) {
+    const PrimitiveType type = sums[k]->shape().element_type();
+    llvm::Value* v = b_->CreateLoad(b_->getDoubleTy(), accumulators[k]);
+    if (type == PrimitiveType::kF32) {
+      v = b_->CreateFPTrunc(v, b_->getFloatTy());
+    } else if (type != PrimitiveType::kF64) {
+      v = RoundToType(type, DoubleToFloatRoundToOdd(v));
+    }
+    cache_.back().values.emplace(CacheKey{sums[k], index}, std::vector<llvm::Value*>{v});
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduceWindow(
     const Instruction& reduce_window, const IrIndex& index) {
   // Each output element folds its window in row-major order, skipping
