@@ -74,6 +74,30 @@ std::vector<int64_t> ReduceBreakpoints(const Instruction& reduce, int64_t last_d
   return std::vector<int64_t>(all.begin(), all.end());
 }
 
+// The reduced operands' index for output `index`: the output's values at
+// the kept dimensions and null at the reduced ones, which `reduced_dims`
+// lists in increasing order for the reduction loops to fill in.
+struct ReduceOperandIndex {
+  IrIndex index;
+  std::vector<int64_t> reduced_dims;
+};
+
+ReduceOperandIndex SplitReduceIndex(const Instruction& reduce, const IrIndex& index) {
+  const Shape& in = reduce.operand(0)->shape();
+  ReduceOperandIndex out{IrIndex(in.rank(), nullptr), {}};
+  std::vector<bool> reduced(in.rank(), false);
+  for (int64_t d : reduce.dimensions()) reduced[d] = true;
+  int64_t next_kept = 0;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (reduced[d]) {
+      out.reduced_dims.push_back(d);
+    } else {
+      out.index[d] = index.at(next_kept++);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<std::vector<llvm::Value*>>> ElementalEmitter::EmitHoistedReduce(
@@ -277,18 +301,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const Ins
   if (partial) return *std::move(partial);
   const int64_t n = reduce.operand_count() / 2;
   const Shape& in = reduce.operand(0)->shape();
-  std::vector<bool> reduced(in.rank(), false);
-  for (int64_t d : reduce.dimensions()) reduced[d] = true;
-  std::vector<int64_t> reduced_dims;
-  IrIndex in_index(in.rank(), nullptr);
-  int64_t next_kept = 0;
-  for (int64_t d = 0; d < in.rank(); ++d) {
-    if (reduced[d]) {
-      reduced_dims.push_back(d);
-    } else {
-      in_index[d] = index.at(next_kept++);
-    }
-  }
+  auto [in_index, reduced_dims] = SplitReduceIndex(reduce, index);
   const Computation& reducer = *reduce.to_apply();
   const bool float_add = n == 1 && IsFloatAdd(reducer);
   const PrimitiveType out_type = reducer.root()->shape().IsTuple()
@@ -368,18 +381,7 @@ absl::Status ElementalEmitter::EmitSiblingSums(absl::Span<const Instruction* con
   }
   if (sums.size() < 2) return absl::OkStatus();
   const Shape& in = sums[0]->operand(0)->shape();
-  std::vector<bool> reduced(in.rank(), false);
-  for (int64_t d : sums[0]->dimensions()) reduced[d] = true;
-  std::vector<int64_t> reduced_dims;
-  IrIndex in_index(in.rank(), nullptr);
-  int64_t next_kept = 0;
-  for (int64_t d = 0; d < in.rank(); ++d) {
-    if (reduced[d]) {
-      reduced_dims.push_back(d);
-    } else {
-      in_index[d] = index.at(next_kept++);
-    }
-  }
+  auto [in_index, reduced_dims] = SplitReduceIndex(*sums[0], index);
   std::vector<llvm::Value*> accumulators;
   std::set<int64_t> all_breakpoints;
   for (const Instruction* r : sums) {
