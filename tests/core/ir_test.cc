@@ -211,33 +211,33 @@ class ReferenceNames {
   absl::flat_hash_map<std::string, int64_t> counters_;
 };
 
+// A name as modules come with them: an odd one (empty or zero-padded
+// suffixes, huge numbers, dotted stems), `stem.N`, or the bare stem.
+std::string RandomName(std::mt19937_64& rng, const std::string& stem) {
+  static const std::vector<std::string> odd = {
+      "add", "add.", "add.0", "add.00", "add.007", "add.3.1", "fusion.123456789",
+      "fusion.99999999", "a.b", ".5", "x.7", "x.7.0", "add.64", "add.63", "add.65"};
+  switch (rng() % 3) {
+    case 0: return odd[rng() % odd.size()];
+    case 1: return absl::StrCat(stem, ".", rng() % 200);
+    default: return stem;
+  }
+}
+
 TEST(NameRegistryTest, HandsOutTheNamesOfTheReferenceRule) {
   const std::vector<std::string> stems = {"add", "fusion", "a.b", "x.7", "", "p"};
-  const std::vector<std::string> odd = {"add", "add.", "add.0", "add.00", "add.007", "add.3.1",
-                                        "fusion.123456789", "fusion.99999999", "a.b",
-                                        ".5", "x.7", "x.7.0", "add.64", "add.63", "add.65"};
   std::mt19937_64 rng(5);
   for (int round = 0; round < 20; ++round) {
     NameRegistry registry;
     ReferenceNames reference;
     for (int i = 0; i < 400; ++i) {
       const std::string& stem = stems[rng() % stems.size()];
-      std::string name;
-      switch (rng() % 4) {
-        case 0:
-          name = odd[rng() % odd.size()];
-          break;
-        case 1:
-          name = absl::StrCat(stem, ".", rng() % 200);
-          break;
-        case 2: {
-          const std::string expected = reference.NextFree(stem);
-          ASSERT_EQ(registry.NextFree(stem), expected) << "round " << round << " step " << i;
-          continue;
-        }
-        default:
-          name = stem;
+      if (rng() % 4 == 0) {
+        const std::string expected = reference.NextFree(stem);
+        ASSERT_EQ(registry.NextFree(stem), expected) << "round " << round << " step " << i;
+        continue;
       }
+      const std::string name = RandomName(rng, stem);
       const bool was_free = reference.Insert(name);
       ASSERT_EQ(registry.Contains(name), !was_free) << name;
       ASSERT_EQ(registry.Insert(name), was_free) << name;
@@ -250,26 +250,12 @@ TEST(NameRegistryTest, HandsOutTheNamesOfTheReferenceRule) {
 // lookup: both paths hand out the same names from the same state.
 TEST(NameRegistryTest, UniqueIsInsertOrTheNextFreeOfTheStem) {
   const std::vector<std::string> stems = {"add", "fusion", "a.b", "x.7", "p"};
-  const std::vector<std::string> odd = {"add", "add.", "add.0", "add.00", "add.007", "add.3.1",
-                                        "fusion.123456789", "fusion.99999999", "a.b",
-                                        ".5", "x.7", "x.7.0", "add.64", "add.63", "add.65"};
   std::mt19937_64 rng(11);
   for (int round = 0; round < 20; ++round) {
     NameRegistry unique;
     NameRegistry reference;
     for (int i = 0; i < 400; ++i) {
-      const std::string& stem = stems[rng() % stems.size()];
-      std::string name;
-      switch (rng() % 3) {
-        case 0:
-          name = odd[rng() % odd.size()];
-          break;
-        case 1:
-          name = absl::StrCat(stem, ".", rng() % 200);
-          break;
-        default:
-          name = stem;
-      }
+      const std::string name = RandomName(rng, stems[rng() % stems.size()]);
       const std::string expected =
           reference.Insert(name) ? name : reference.NextFree(NameStem(name));
       ASSERT_EQ(unique.Unique(name), expected) << "round " << round << " step " << i;
