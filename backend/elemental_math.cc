@@ -10,6 +10,25 @@
 #include "llvm/IR/Intrinsics.h"
 
 namespace hlogym {
+namespace {
+
+// p * 2^k for an integral float k (f32 or f64, as p), in two factors so that
+// k may go below the least normal exponent (an exp's k reaches -150 in f32):
+// each factor is built from its exponent bits.
+llvm::Value* ScaleByPowerOfTwo(llvm::IRBuilder<>& b, llvm::Value* p, llvm::Value* k) {
+  const bool f64 = p->getType()->getScalarType()->isDoubleTy();
+  llvm::Type* bits = f64 ? b.getInt64Ty() : b.getInt32Ty();
+  llvm::Value* ki = b.CreateFPToSI(k, bits);
+  llvm::Value* k1 = b.CreateAShr(ki, 1);
+  llvm::Value* k2 = b.CreateSub(ki, k1);
+  auto pow2 = [&](llvm::Value* e) {
+    llvm::Value* biased = b.CreateAdd(e, llvm::ConstantInt::get(bits, f64 ? 1023 : 127));
+    return b.CreateBitCast(b.CreateShl(biased, f64 ? 52 : 23), p->getType());
+  };
+  return b.CreateFMul(b.CreateFMul(p, pow2(k1)), pow2(k2));
+}
+
+}  // namespace
 
 llvm::Value* ElementalEmitter::EmitExpF64(llvm::Value* y) {
   // y is finite and within [-745, 709]: k = round(y / ln 2), r = y - k ln 2
@@ -30,13 +49,7 @@ llvm::Value* ElementalEmitter::EmitExpF64(llvm::Value* y) {
   }
   llvm::Value* p = c(coefficients.back());
   for (int i = 11; i >= 0; --i) p = b_->CreateFAdd(b_->CreateFMul(p, r), c(coefficients[i]));
-  llvm::Value* ki = b_->CreateFPToSI(k, b_->getInt64Ty());
-  llvm::Value* k1 = b_->CreateAShr(ki, 1);
-  llvm::Value* k2 = b_->CreateSub(ki, k1);
-  auto pow2 = [&](llvm::Value* e) {
-    return b_->CreateBitCast(b_->CreateShl(b_->CreateAdd(e, b_->getInt64(1023)), 52), d);
-  };
-  return b_->CreateFMul(b_->CreateFMul(p, pow2(k1)), pow2(k2));
+  return ScaleByPowerOfTwo(*b_, p, k);
 }
 
 llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* y) {
@@ -59,14 +72,7 @@ llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* y) {
   llvm::Value* p = c(terms[5]);
   for (int i = 4; i >= 0; --i) p = fmuladd(p, r, c(terms[i]));
   p = b_->CreateFAdd(fmuladd(p, b_->CreateFMul(r, r), r), c(1.0));
-  // 2^k in two factors: k reaches -150, below the least normal exponent.
-  llvm::Value* ki = b_->CreateFPToSI(k, b_->getInt32Ty());
-  llvm::Value* k1 = b_->CreateAShr(ki, 1);
-  llvm::Value* k2 = b_->CreateSub(ki, k1);
-  auto pow2 = [&](llvm::Value* e) {
-    return b_->CreateBitCast(b_->CreateShl(b_->CreateAdd(e, b_->getInt32(127)), 23), f);
-  };
-  return b_->CreateFMul(b_->CreateFMul(p, pow2(k1)), pow2(k2));
+  return ScaleByPowerOfTwo(*b_, p, k);
 }
 
 llvm::Value* ElementalEmitter::EmitInlineFloatMath(Opcode op, llvm::Value* x, bool f32_result) {
