@@ -4,6 +4,7 @@
 #include <new>
 
 #include "core/ir/computation.h"
+#include "oneapi/tbb/scalable_allocator.h"
 
 namespace hlogym {
 namespace {
@@ -16,12 +17,46 @@ namespace {
 // MB a thread: a gpt2 step frees ~21K, its previous module with the dry
 // pass's candidates, and makes as many again; 8192 sent ~13K a step back to
 // malloc); what a thread holds is freed when it exits.
+//
+// The blocks themselves come from TBB's scalable allocator, not malloc: in
+// the env pool a module made on one thread is often freed on the other, and
+// glibc's free of another thread's chunk takes that arena's lock, where
+// tbbmalloc hands the block back to its owner's heap without one.
+// Sanitizer builds keep malloc, which they see: tbbmalloc's hand-backs are
+// invisible to TSan (a reused block would read as a race) and its blocks to
+// ASan.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define HLOGYM_INSTRUCTION_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define HLOGYM_INSTRUCTION_MALLOC 1
+#endif
+#endif
+
+void* AllocateBlock(size_t size) {
+#ifdef HLOGYM_INSTRUCTION_MALLOC
+  return ::operator new(size);
+#else
+  void* block = scalable_malloc(size);
+  if (block == nullptr) throw std::bad_alloc();
+  return block;
+#endif
+}
+
+void FreeBlock(void* block) {
+#ifdef HLOGYM_INSTRUCTION_MALLOC
+  ::operator delete(block);
+#else
+  scalable_free(block);
+#endif
+}
+
 class InstructionBlocks {
  public:
   ~InstructionBlocks() {
     while (head_ != nullptr) {
       Block* next = head_->next;
-      ::operator delete(head_);
+      FreeBlock(head_);
       head_ = next;
     }
     closed_ = true;
@@ -58,12 +93,12 @@ void* Instruction::operator new(size_t size) {
   if (size == sizeof(Instruction)) {
     if (void* block = blocks.Take()) return block;
   }
-  return ::operator new(size);
+  return AllocateBlock(size);
 }
 
 void Instruction::operator delete(void* block, size_t size) {
   if (size == sizeof(Instruction) && blocks.Keep(block)) return;
-  ::operator delete(block);
+  FreeBlock(block);
 }
 
 std::unique_ptr<Instruction> Instruction::Create(
