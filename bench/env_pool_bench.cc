@@ -4,6 +4,12 @@
 //   BM_PoolSteps/<num_envs>/<num_threads>  steps per second of EnvPool::Step
 //                                          (env steps, autoresets included;
 //                                          the action sampling is timed too)
+//       balance    the env steps' time over num_threads x the busiest
+//                  thread's, summed over pool steps (1: no thread waited)
+//       x2_bound   the env steps' time over what two threads would take at
+//                  best, max(sum / 2, longest env step), summed over pool
+//                  steps: the 1 -> 2 thread ratio these step times allow
+//                  (whole env steps are the unit of work)
 //   BM_StepLatency/<module>                one environment's step (Step plus
 //                                          the observation write, as the pool
 //                                          does it): median and worst
@@ -124,12 +130,25 @@ void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
   std::mt19937_64 rng(1);
   std::vector<int64_t> actions;
   int64_t errors = 0;
+  double env_s = 0, busiest_s = 0, two_thread_s = 0;
+  std::vector<double> thread_s(threads);
   const double cpu_start = ProcessCpuSeconds();
   const auto wall_start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     RandomActions(*batch, width, rng, actions);
     batch = pool->Step(actions).value();
     errors += CountErrors(*batch);
+    const StepSchedule& schedule = pool->schedule();
+    double sum = 0, longest = 0;
+    std::fill(thread_s.begin(), thread_s.end(), 0.0);
+    for (int64_t e = 0; e < num_envs; ++e) {
+      sum += schedule.last_seconds(e);
+      longest = std::max(longest, schedule.last_seconds(e));
+      thread_s[schedule.home(e)] += schedule.last_seconds(e);
+    }
+    env_s += sum;
+    busiest_s += *std::max_element(thread_s.begin(), thread_s.end());
+    two_thread_s += std::max(sum / 2, longest);
   }
   const double cpu = ProcessCpuSeconds() - cpu_start;
   const double wall =
@@ -140,6 +159,8 @@ void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
       benchmark::Counter(steps / threads, benchmark::Counter::kIsRate);
   state.counters["steps/cpu_s"] = steps / cpu;
   state.counters["cpu_util"] = cpu / wall;
+  state.counters["balance"] = env_s / (threads * busiest_s);
+  state.counters["x2_bound"] = env_s / two_thread_s;
   state.counters["errors"] = static_cast<double>(errors);
   state.counters["load1"] = bench::LoadAverage();
 }

@@ -18,6 +18,7 @@ struct EnvPool::Slot {
 EnvPool::EnvPool(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
                  PoolOptions options)
     : spec_(std::move(spec)), benchmarks_(std::move(benchmarks)), options_(options),
+      schedule_(options.num_envs, options.num_threads),
       arena_(options.num_threads) {}
 
 EnvPool::~EnvPool() {
@@ -142,42 +143,40 @@ void EnvPool::WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row)
   needs_reset_[env_id] = batch.terminated(row) || batch.truncated(row);
 }
 
-void EnvPool::ResetOne(int32_t env_id, std::optional<uint64_t> seed, Batch& batch,
-                       int64_t row) {
-  absl::Status status = envs_[env_id]->Reset(seed);
-  if (!status.ok()) {
+EnvPool::Outcome EnvPool::ResetEnv(int32_t env_id, std::optional<uint64_t> seed) {
+  return {true, envs_[env_id]->Reset(seed), 0.0};
+}
+
+EnvPool::Outcome EnvPool::AdvanceEnv(int32_t env_id, const int64_t* action) {
+  if (needs_reset_[env_id]) return ResetEnv(env_id, std::nullopt);
+  HloRewriteEnv& env = *envs_[env_id];
+  // CheckActions made sure the env's slots fit the action row.
+  absl::StatusOr<double> reward =
+      env.Step(absl::MakeConstSpan(action, env.choice_counts().size()));
+  if (!reward.ok()) return {false, reward.status(), 0.0};
+  return {false, absl::OkStatus(), *reward};
+}
+
+void EnvPool::WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row) {
+  if (outcome.reset && !outcome.status.ok()) {
     // No graph to show: an empty row carrying the error, truncated so that
     // the next step resets (and draws) again.
     batch.ClearRow(row);
-    batch.errors()[row] = std::string(status.message());
+    batch.errors()[row] = std::string(outcome.status.message());
     batch.env_id(row) = env_id;
     batch.benchmark(row) = -1;
     batch.truncated(row) = true;
     needs_reset_[env_id] = 1;
     return;
   }
-  WriteRow(env_id, 0.0, batch, row);
-}
-
-void EnvPool::StepOne(int32_t env_id, const int64_t* action, Batch& batch, int64_t row) {
-  if (needs_reset_[env_id]) {
-    ResetOne(env_id, std::nullopt, batch, row);
-    return;
-  }
-  HloRewriteEnv& env = *envs_[env_id];
-  // CheckActions made sure the env's slots fit the action row.
-  absl::StatusOr<double> reward =
-      env.Step(absl::MakeConstSpan(action, env.choice_counts().size()));
-  if (!reward.ok()) {
-    // The env is unchanged: show where it stands, with the error, and end
-    // the episode so the pool goes on.
-    WriteRow(env_id, 0.0, batch, row);
-    batch.errors()[row] = std::string(reward.status().message());
+  WriteRow(env_id, outcome.reward, batch, row);
+  if (!outcome.status.ok()) {
+    // A failed step leaves the env unchanged: show where it stands, with the
+    // error, and end the episode so the pool goes on.
+    batch.errors()[row] = std::string(outcome.status.message());
     batch.truncated(row) = true;
     needs_reset_[env_id] = 1;
-    return;
   }
-  WriteRow(env_id, *reward, batch, row);
 }
 
 absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> seed,
@@ -189,14 +188,15 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> se
   for (int64_t i = 0; i < num_envs(); ++i) RETURN_IF_ERROR(CheckEnvId(i));
   std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
   arena_.execute([&] {
-    ParallelForEach(0, num_envs(), [&](int64_t i) {
+    schedule_.Run([&](int64_t i) {
       const int32_t id = static_cast<int32_t>(i);
       if (mask.empty() || mask[i]) {
-        ResetOne(id, seed ? std::optional<uint64_t>(*seed + i) : std::nullopt, *batch, i);
+        WriteOutcome(id, ResetEnv(id, seed ? std::optional<uint64_t>(*seed + i) : std::nullopt),
+                     *batch, i);
       } else if (envs_[i]->in_episode()) {
         WriteRow(id, 0.0, *batch, i);
       } else {
-        ResetOne(id, std::nullopt, *batch, i);
+        WriteOutcome(id, ResetEnv(id, std::nullopt), *batch, i);
       }
     });
   });
@@ -210,8 +210,9 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Step(absl::Span<const int64_t> a
   std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
   const int64_t width = spec_.limits.max_alternatives;
   arena_.execute([&] {
-    ParallelForEach(0, num_envs(), [&](int64_t i) {
-      StepOne(static_cast<int32_t>(i), actions.data() + i * width, *batch, i);
+    schedule_.Run([&](int64_t i) {
+      const int32_t id = static_cast<int32_t>(i);
+      WriteOutcome(id, AdvanceEnv(id, actions.data() + i * width), *batch, i);
     });
   });
   return batch;
@@ -259,9 +260,13 @@ absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
     arena_.execute([&, id, action = std::move(action)]() mutable {
       async_tasks_.run([this, id, action = std::move(action)] {
         task_spawn_.TakeOver();
-        // Rows fill in the order tasks start; env ids tell them apart.
+        // The row is claimed once the env has stepped, so a batch holds the
+        // first batch_size envs to finish rather than the first to start (a
+        // slow env no longer holds back the ones that started after it);
+        // env ids tell the rows apart.
+        const Outcome outcome = AdvanceEnv(id, action.data());
         auto [slot, row] = ClaimRow();
-        StepOne(id, action.data(), *slot->batch, row);
+        WriteOutcome(id, outcome, *slot->batch, row);
         in_flight_[id] = false;
         FinishRow(slot);
         task_join_.HandOff();

@@ -20,6 +20,7 @@
 #include "absl/types/span.h"
 #include "core/base/parallel.h"
 #include "envs/batch.h"
+#include "envs/env_pool_schedule.h"
 #include "envs/hlo_rewrite_env.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
@@ -71,6 +72,8 @@ class EnvPool {
   absl::StatusOr<std::unique_ptr<HloRewriteEnv>> ForkEnv(int64_t env_id) const;
   // Read-only view of an environment (agents decide from it without a copy).
   absl::StatusOr<const HloRewriteEnv*> Env(int64_t env_id) const;
+  // How the last sync Step or Reset ran: each env's time and thread.
+  const StepSchedule& schedule() const { return schedule_; }
 
  private:
   struct Slot;
@@ -82,9 +85,17 @@ class EnvPool {
   absl::Status CheckEnvId(int64_t env_id) const;
   absl::Status CheckActions(absl::Span<const int64_t> actions,
                             absl::Span<const int32_t> env_ids) const;
-  // One environment's step (or autoreset), results written into `row`.
-  void StepOne(int32_t env_id, const int64_t* action, Batch& batch, int64_t row);
-  void ResetOne(int32_t env_id, std::optional<uint64_t> seed, Batch& batch, int64_t row);
+  // What one environment's step or reset came to, before it is written into
+  // a row (the async path claims its row only then).
+  struct Outcome {
+    bool reset;  // a reset (asked for, or the autoreset) rather than a step
+    absl::Status status;
+    double reward;
+  };
+  Outcome ResetEnv(int32_t env_id, std::optional<uint64_t> seed);
+  // The env's step with its row of actions, or its autoreset.
+  Outcome AdvanceEnv(int32_t env_id, const int64_t* action);
+  void WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row);
   void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row);
   // Async completion: claims a row in the open batch.
   std::pair<std::shared_ptr<Slot>, int64_t> ClaimRow();
@@ -96,6 +107,7 @@ class EnvPool {
   std::vector<std::unique_ptr<HloRewriteEnv>> envs_;
   std::vector<uint8_t> needs_reset_;             // done at the last step
   std::unique_ptr<std::atomic<bool>[]> in_flight_;
+  StepSchedule schedule_;  // sync Step and Reset
   // TBB's hand-offs, for TSan: env state from Send to its tasks, and
   // everything the tasks did to the destructor.
   HandOffEdge task_spawn_;
