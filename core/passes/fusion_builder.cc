@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -20,6 +23,80 @@ namespace {
 struct Inlined {
   Instruction* whole = nullptr;        // null for a tuple-rooted fusion until asked
   std::vector<Instruction*> elements;  // tuple-shaped members: one per element
+};
+
+// "param_<n>": a table for the common numbers, as a StrCat per parameter of
+// every dry-pass candidate showed in profiles.
+// `scratch` holds the name past the table.
+std::string_view ParamName(int64_t n, std::string& scratch) {
+  static const auto* const kNames = [] {
+    auto* names = new std::vector<std::string>;
+    for (int64_t i = 0; i < 64; ++i) names->push_back(absl::StrCat("param_", i));
+    return names;
+  }();
+  if (n >= 0 && n < static_cast<int64_t>(kNames->size())) return (*kNames)[n];
+  scratch = absl::StrCat("param_", n);
+  return scratch;
+}
+
+// What each instruction of a member's body became in the new computation.
+// Indexed by unique id when the body's ids are distinct and dense (as a
+// module hands them out: a fused computation's are consecutive), else hashed
+// by address. A hash map per inlined fusion was a malloc and a hash per body
+// instruction of every dry-pass candidate.
+class BodyMap {
+ public:
+  explicit BodyMap(const Computation& body) {
+    const auto& stored = body.instructions();
+    if (stored.empty()) return;
+    int64_t lo = stored.front()->unique_id(), hi = lo;
+    for (const auto& inst : stored) {
+      lo = std::min(lo, inst->unique_id());
+      hi = std::max(hi, inst->unique_id());
+    }
+    const int64_t n = static_cast<int64_t>(stored.size());
+    if (lo >= 0 && hi - lo < 4 * n + 64) {
+      base_ = lo;
+      dense_.assign(static_cast<size_t>(hi - lo + 1), nullptr);
+      // Distinct ids only: a shared one would map two instructions to one slot.
+      absl::InlinedVector<bool, 64> taken(dense_.size(), false);
+      bool distinct = true;
+      for (const auto& inst : stored) {
+        bool& t = taken[static_cast<size_t>(inst->unique_id() - base_)];
+        distinct &= !t;
+        t = true;
+      }
+      if (distinct) return;
+      dense_.clear();
+    }
+    use_map_ = true;
+    map_.reserve(stored.size());
+  }
+
+  void Set(const Instruction* inst, Instruction* copy) {
+    if (use_map_) {
+      map_[inst] = copy;
+    } else {
+      dense_[static_cast<size_t>(inst->unique_id() - base_)] = copy;
+    }
+  }
+  // The copy of `inst`, or null when it was not copied.
+  Instruction* Find(const Instruction* inst) const {
+    if (!use_map_) {
+      const int64_t slot = inst->unique_id() - base_;
+      return slot >= 0 && slot < static_cast<int64_t>(dense_.size())
+                 ? dense_[static_cast<size_t>(slot)]
+                 : nullptr;
+    }
+    auto it = map_.find(inst);
+    return it == map_.end() ? nullptr : it->second;
+  }
+
+ private:
+  bool use_map_ = false;
+  int64_t base_ = 0;
+  absl::InlinedVector<Instruction*, 32> dense_;
+  absl::flat_hash_map<const Instruction*, Instruction*> map_;
 };
 
 class FusedComputationBuilder {
@@ -112,8 +189,7 @@ class FusedComputationBuilder {
     auto is_live = [&](const Instruction* inst) {
       return all_live ? !(tuple_root && inst == root) : live.contains(inst);
     };
-    absl::flat_hash_map<const Instruction*, Instruction*> local;
-    local.reserve(body->instruction_count());
+    BodyMap local(*body);
     for (Instruction* inst : body->MakePostOrder()) {
       if (!is_live(inst)) continue;
       if (inst->opcode() == Opcode::kParameter) {
@@ -122,20 +198,28 @@ class FusedComputationBuilder {
           return absl::InvalidArgumentError(absl::StrCat(
               "fusion `", member->name(), "` has no operand for parameter ", i));
         }
-        ASSIGN_OR_RETURN(local[inst], Resolve(member->operand(i)));
+        ASSIGN_OR_RETURN(Instruction * param, Resolve(member->operand(i)));
+        local.Set(inst, param);
         continue;
       }
       absl::InlinedVector<Instruction*, 4> operands;
-      for (Instruction* operand : inst->operands()) operands.push_back(local.at(operand));
-      local[inst] = Clone(*inst, operands);
+      for (Instruction* operand : inst->operands()) {
+        Instruction* copy = local.Find(operand);
+        if (copy == nullptr) {
+          return absl::InternalError(absl::StrCat("`", operand->name(), "` in the body of `",
+                                                  member->name(), "` is used before it is made"));
+        }
+        operands.push_back(copy);
+      }
+      local.Set(inst, Clone(*inst, operands));
     }
     if (tuple_root) {
-      for (Instruction* operand : root->operands()) {
-        auto it = local.find(operand);
-        result.elements.push_back(it == local.end() ? nullptr : it->second);
-      }
+      for (Instruction* operand : root->operands()) result.elements.push_back(local.Find(operand));
     } else {
-      result.whole = local.at(root);
+      result.whole = local.Find(root);
+      if (result.whole == nullptr) {
+        return absl::InternalError(absl::StrCat("the root of `", member->name(), "` was not copied"));
+      }
       if (root->shape().IsTuple()) result.elements.assign(root->shape().tuple_size(), nullptr);
     }
     inlined_[member] = std::move(result);
@@ -191,13 +275,25 @@ class FusedComputationBuilder {
     // its heap containers were a third of a dry pass's mallocs.
     absl::InlinedVector<int64_t, 16> order;  // old numbers, in the new order
     absl::InlinedVector<bool, 16> reached(n, false);
-    static thread_local absl::flat_hash_set<const Instruction*> visited;
-    visited.clear();
+    // Visited marks by storage position, the position kept in the unique id
+    // for the walk: the computation is not in a module yet, so no id is
+    // handed out (all are -1) and each goes back to -1 after. A hash set
+    // here was most of this function's cost: clearing one past 127 slots
+    // frees its storage, so every large fusion regrew it.
+    const auto& stored = computation_->instructions();
+    absl::InlinedVector<bool, 64> visited(stored.size(), false);
+    for (size_t k = 0; k < stored.size(); ++k) stored[k]->set_unique_id(static_cast<int64_t>(k));
+    auto mark = [&](const Instruction* inst) {
+      bool& seen = visited[static_cast<size_t>(inst->unique_id())];
+      const bool first = !seen;
+      seen = true;
+      return first;
+    };
     absl::InlinedVector<Instruction*, 32> stack = {root};
     while (!stack.empty() && static_cast<int64_t>(order.size()) < n) {
       Instruction* inst = stack.back();
       stack.pop_back();
-      if (!visited.insert(inst).second) continue;
+      if (!mark(inst)) continue;
       if (inst->opcode() == Opcode::kParameter) {
         const int64_t i = inst->parameter_number();
         if (!reached[i]) {
@@ -207,9 +303,10 @@ class FusedComputationBuilder {
         continue;
       }
       for (auto it = inst->operands().rbegin(); it != inst->operands().rend(); ++it) {
-        if (!visited.contains(*it)) stack.push_back(*it);
+        if (!visited[static_cast<size_t>((*it)->unique_id())]) stack.push_back(*it);
       }
     }
+    for (const auto& inst : stored) inst->set_unique_id(-1);
     for (int64_t i = 0; i < n; ++i) {
       if (!reached[i]) order.push_back(i);  // unreached: after, as they were
     }
@@ -275,8 +372,9 @@ class FusedComputationBuilder {
           ") as a fusion operand: fusion operands are arrays"));
     }
     const int64_t n = static_cast<int64_t>(operands_.size());
+    std::string scratch;
     Instruction* param = computation_->AddInstruction(Instruction::CreateParameter(
-        n, operand->shape(), module_->UniqueInstructionName(absl::StrCat("param_", n))));
+        n, operand->shape(), module_->UniqueInstructionName(ParamName(n, scratch))));
     operands_.push_back(operand);
     params_[operand] = param;
     return param;
