@@ -15,6 +15,28 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+absl::StatusOr<double> TimeRun(const std::function<absl::Status()>& run) {
+  const Clock::time_point start = Clock::now();
+  absl::Status status = run();
+  const double seconds = SecondsSince(start);
+  if (!status.ok()) return status;
+  return seconds;
+}
+
+// Median, minimum and spread of timed runs (not empty).
+Measurement Summarize(const std::vector<double>& times, bool converged) {
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  Measurement m;
+  m.median_seconds = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  m.min_seconds = sorted.front();
+  m.spread = Spread(times);
+  m.runs = static_cast<int>(n);
+  m.converged = converged;
+  return m;
+}
+
 }  // namespace
 
 double Spread(std::vector<double> times) {
@@ -31,15 +53,7 @@ double Spread(std::vector<double> times) {
 absl::StatusOr<Measurement> MeasureRuns(const std::function<absl::Status()>& run,
                                         const MeasurementOptions& options,
                                         std::mutex& device_mutex) {
-  return MeasureTimedRuns(
-      [&]() -> absl::StatusOr<double> {
-        const Clock::time_point start = Clock::now();
-        absl::Status status = run();
-        const double seconds = SecondsSince(start);
-        if (!status.ok()) return status;
-        return seconds;
-      },
-      options, device_mutex);
+  return MeasureTimedRuns([&] { return TimeRun(run); }, options, device_mutex);
 }
 
 absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<double>()>& timed_run,
@@ -56,7 +70,7 @@ absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<
   const int max_runs = std::max(options.max_runs, 1);
   times.reserve(max_runs);
   double total = 0;
-  Measurement m;
+  bool converged = false;
   while (static_cast<int>(times.size()) < max_runs) {
     absl::StatusOr<double> seconds = timed_run();
     if (!seconds.ok()) return seconds.status();
@@ -64,19 +78,52 @@ absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<
     total += *seconds;
     if (static_cast<int>(times.size()) >= options.min_runs &&
         Spread(times) <= options.target_spread) {
-      m.converged = true;
+      converged = true;
       break;
     }
     if (total >= options.max_seconds) break;
   }
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  m.median_seconds = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  m.min_seconds = sorted.front();
-  m.spread = Spread(times);
-  m.runs = static_cast<int>(n);
-  return m;
+  return Summarize(times, converged);
+}
+
+absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+    const std::vector<std::function<absl::Status()>>& runs, const MeasurementOptions& options,
+    std::mutex& device_mutex) {
+  std::lock_guard<std::mutex> lock(device_mutex);
+  const size_t count = runs.size();
+  for (const std::function<absl::Status()>& run : runs) {
+    const Clock::time_point warmup_start = Clock::now();
+    for (int i = 0; i < std::max(options.warmup_runs, 0); ++i) {
+      if (absl::Status status = run(); !status.ok()) return status;
+      if (SecondsSince(warmup_start) >= options.max_seconds / 2) break;
+    }
+  }
+  std::vector<std::vector<double>> times(count);
+  const int max_runs = std::max(options.max_runs, 1);
+  const double budget = options.max_seconds * static_cast<double>(count);
+  double total = 0;
+  bool converged = false;
+  for (int round = 0; count > 0 && round < max_runs; ++round) {
+    for (size_t k = 0; k < count; ++k) {
+      const size_t i = (k + static_cast<size_t>(round)) % count;
+      absl::StatusOr<double> seconds = TimeRun(runs[i]);
+      if (!seconds.ok()) return seconds.status();
+      times[i].push_back(*seconds);
+      total += *seconds;
+    }
+    if (round + 1 >= options.min_runs &&
+        std::all_of(times.begin(), times.end(), [&](const std::vector<double>& t) {
+          return Spread(t) <= options.target_spread;
+        })) {
+      converged = true;
+      break;
+    }
+    if (total >= budget) break;
+  }
+  std::vector<Measurement> results;
+  results.reserve(count);
+  for (const std::vector<double>& t : times) results.push_back(Summarize(t, converged));
+  return results;
 }
 
 std::mutex& DeviceTimingMutex(const std::string& device) {

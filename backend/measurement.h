@@ -49,6 +49,18 @@ absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<
                                              const MeasurementOptions& options,
                                              std::mutex& device_mutex);
 
+// Measures several runs against one another, for their ratios: warm-up runs
+// of each, then rounds that time each once, the first of each round rotating,
+// so that a change of load during the measurement (another process, a
+// frequency step) shifts all of them alike instead of whichever ran then.
+// Options apply per run: each gets at least min_runs timed runs and at most
+// max_runs; the rounds stop once every spread is within target_spread or
+// they took max_seconds per run in all. One result per run, in order; an
+// error from any run ends the measurement with that error.
+absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+    const std::vector<std::function<absl::Status()>>& runs, const MeasurementOptions& options,
+    std::mutex& device_mutex);
+
 // The one mutex of a device ("cpu", "gpu:0", ...): every timed section on
 // it, from any runtime source, holds it.
 std::mutex& DeviceTimingMutex(const std::string& device);

@@ -1,9 +1,10 @@
 // The CPU backend on the full-size corpus (data/corpus/hlo): per module,
 // after the default pipeline, one benchmark times CpuExecutable::Execute on
 // the formula inputs. Its counters give the cold compile time (a fresh kernel
-// compiler), the kernel count, the measured median (backend/measurement) of
-// the default-pipeline module and of the unfused module (the parsed text,
-// every instruction its own kernel), and fusion_speedup = unfused / fused.
+// compiler), the kernel count, the measured medians (backend/measurement,
+// the two timed in alternation) of the default-pipeline module and of the
+// unfused module (the parsed text, every instruction its own kernel), and
+// fusion_speedup = unfused / fused.
 //   build/bench/hlogym_cpu_backend_bench --benchmark_filter='softmax|gelu'
 // HLOGYM_BENCH_MODULES=a,b limits the modules by name prefix without
 // paying for the others' set-up.
@@ -17,7 +18,7 @@
 // cost model, device cpu, against fused_us). The last benchmark,
 // cpu_backend/~ranking, compares measured and estimated runtimes of pairs of
 // graphs of one module (random fusion decisions, the unfused and the
-// default-pipeline module) and reports how often the model orders a pair as
+// default-pipeline module, timed in alternation) and reports how often the model orders a pair as
 // measurement does: raw CpuDevice(), and calibrated with Calibrate() on the
 // kernels of every other module (fit on one half, scored on the other);
 // HLOGYM_BENCH_RANK_DETAIL=1 prints each pair the raw model misorders.
@@ -166,16 +167,19 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
     state.SkipWithError((f.ok() ? u.status() : f.status()).ToString().c_str());
     return;
   }
+  // Unfused and fused in alternation: their ratio is the figure.
   MeasurementOptions options;
   options.max_seconds = 2.0;
-  absl::StatusOr<Measurement> mf = MeasureRuns(
-      [&] { return f->executable->Execute(leaves); }, options, DeviceTimingMutex("cpu"));
-  absl::StatusOr<Measurement> mu = MeasureRuns(
-      [&] { return u->executable->Execute(leaves); }, options, DeviceTimingMutex("cpu"));
-  if (!mf.ok() || !mu.ok()) {
-    state.SkipWithError((mf.ok() ? mu.status() : mf.status()).ToString().c_str());
+  absl::StatusOr<std::vector<Measurement>> both =
+      MeasureInterleaved({[&] { return u->executable->Execute(leaves); },
+                          [&] { return f->executable->Execute(leaves); }},
+                         options, DeviceTimingMutex("cpu"));
+  if (!both.ok()) {
+    state.SkipWithError(both.status().ToString().c_str());
     return;
   }
+  const Measurement* mu = &(*both)[0];
+  const Measurement* mf = &(*both)[1];
   if (const char* profile = std::getenv("HLOGYM_BENCH_PROFILE"); profile && *profile == '1') {
     // The five slowest steps of the default-pipeline module, on stderr.
     absl::StatusOr<std::vector<CpuExecutable::StepTime>> times =
@@ -240,16 +244,16 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
     if (result.ok()) state.counters["interp_ms"] = SecondsSince(start) * 1e3;
   }
   // Ranking samples: the unfused and default modules, and random decisions
-  // (modules whose fused run is short, to keep the bench's time bounded).
-  AddRankSample(module_number, "unfused", mu->median_seconds, **unfused);
-  AddRankSample(module_number, "default", mf->median_seconds, **fused);
+  // (modules whose fused run is short, to keep the bench's time bounded),
+  // all measured in alternation so that a pair's order is not a change of
+  // load between their measurements.
   std::mt19937_64 rng(1234 + module_number);
   // Skips the draw that once picked decision_ms's alternative, so that the
   // samples stay those of the ranking figures reported before.
   if (alternatives > 0) rng.discard(1);
+  std::vector<std::pair<std::string, std::unique_ptr<Module>>> variants;
+  std::vector<std::unique_ptr<CpuExecutable>> variant_executables;
   if (alternatives > 0 && mf->median_seconds < 0.1) {
-    MeasurementOptions quick;
-    quick.max_seconds = 0.5;
     for (int variant = 0; variant < 4; ++variant) {
       const double p = 0.25 * (variant + 1);
       absl::StatusOr<std::unique_ptr<Module>> m = Decided(**unfused, [&](int64_t, int64_t n) {
@@ -260,9 +264,31 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
       if (!m.ok()) continue;
       absl::StatusOr<std::unique_ptr<CpuExecutable>> e = CpuExecutable::Compile(**m, *u->compiler);
       if (!e.ok()) continue;
-      absl::StatusOr<Measurement> r =
-          MeasureRuns([&] { return (*e)->Execute(leaves); }, quick, DeviceTimingMutex("cpu"));
-      if (r.ok()) AddRankSample(module_number, absl::StrCat("p", p), r->median_seconds, **m);
+      variants.emplace_back(absl::StrCat("p", p), *std::move(m));
+      variant_executables.push_back(*std::move(e));
+    }
+  }
+  if (variants.empty()) {
+    AddRankSample(module_number, "unfused", mu->median_seconds, **unfused);
+    AddRankSample(module_number, "default", mf->median_seconds, **fused);
+  } else {
+    MeasurementOptions quick;
+    quick.max_seconds = 0.5;
+    std::vector<std::function<absl::Status()>> runs = {
+        [&] { return u->executable->Execute(leaves); },
+        [&] { return f->executable->Execute(leaves); }};
+    for (const std::unique_ptr<CpuExecutable>& e : variant_executables) {
+      runs.push_back([&e, &leaves] { return e->Execute(leaves); });
+    }
+    absl::StatusOr<std::vector<Measurement>> r =
+        MeasureInterleaved(runs, quick, DeviceTimingMutex("cpu"));
+    if (r.ok()) {
+      AddRankSample(module_number, "unfused", (*r)[0].median_seconds, **unfused);
+      AddRankSample(module_number, "default", (*r)[1].median_seconds, **fused);
+      for (size_t i = 0; i < variants.size(); ++i) {
+        AddRankSample(module_number, variants[i].first, (*r)[i + 2].median_seconds,
+                      *variants[i].second);
+      }
     }
   }
   const CpuExecutableStats& s = f->executable->stats();

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -85,6 +86,83 @@ TEST(MeasurementTest, AnErrorEndsTheMeasurement) {
       MeasurementOptions{}, device);
   EXPECT_EQ(m.status(), absl::InternalError("kernel fault"));
   EXPECT_EQ(calls, 2);
+}
+
+TEST(MeasurementTest, InterleavedRoundsRotateWhichRunGoesFirst) {
+  std::vector<int> order;
+  std::vector<std::function<absl::Status()>> runs;
+  for (int i = 0; i < 3; ++i) {
+    runs.push_back([&order, i] {
+      order.push_back(i);
+      return absl::OkStatus();
+    });
+  }
+  MeasurementOptions options;
+  options.warmup_runs = 1;
+  options.min_runs = 3;
+  options.target_spread = 1e9;  // any spread is small enough
+  std::mutex device;
+  absl::StatusOr<std::vector<Measurement>> m = MeasureInterleaved(runs, options, device);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->size(), 3u);
+  for (const Measurement& one : *m) {
+    EXPECT_EQ(one.runs, 3);
+    EXPECT_TRUE(one.converged);
+  }
+  // Warm-up of each in order, then rounds 0 1 2, 1 2 0, 2 0 1.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1}));
+}
+
+TEST(MeasurementTest, InterleavedMediansAreEachRunsOwn) {
+  auto sleeper = [](int ms) {
+    return [ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return absl::OkStatus();
+    };
+  };
+  MeasurementOptions options;
+  options.warmup_runs = 0;
+  options.min_runs = 3;
+  options.max_runs = 3;
+  std::mutex device;
+  absl::StatusOr<std::vector<Measurement>> m =
+      MeasureInterleaved({sleeper(1), sleeper(8)}, options, device);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->size(), 2u);
+  EXPECT_GE((*m)[0].median_seconds, 0.001);
+  EXPECT_GE((*m)[1].median_seconds, 0.008);
+  EXPECT_LT((*m)[0].median_seconds, (*m)[1].median_seconds);
+}
+
+TEST(MeasurementTest, InterleavedRoundsStopAtTheirTimeBudgetOrAnError) {
+  MeasurementOptions options;
+  options.warmup_runs = 0;
+  options.min_runs = 1;
+  options.max_runs = 1000;
+  options.target_spread = -1;  // never small enough
+  options.max_seconds = 0.01;  // per run: 20 ms for the two
+  std::mutex device;
+  auto sleep5 = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return absl::OkStatus();
+  };
+  absl::StatusOr<std::vector<Measurement>> m = MeasureInterleaved({sleep5, sleep5}, options, device);
+  ASSERT_TRUE(m.ok()) << m.status();
+  // Each round takes 10 ms at least, so the second reaches the budget.
+  EXPECT_GE((*m)[0].runs, 1);
+  EXPECT_LE((*m)[0].runs, 2);
+  EXPECT_EQ((*m)[0].runs, (*m)[1].runs);
+  EXPECT_FALSE((*m)[0].converged);
+
+  int calls = 0;
+  m = MeasureInterleaved({sleep5,
+                          [&] {
+                            return ++calls == 3 ? absl::InternalError("third run failed")
+                                                : absl::OkStatus();
+                          }},
+                         options, device);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "third run failed");
 }
 
 TEST(MeasurementTest, TimedSectionsOnOneDeviceNeverOverlap) {
