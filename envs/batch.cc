@@ -5,7 +5,35 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace hlogym {
+namespace {
+
+// Zeros [begin, end): the whole pages inside by handing them back to the OS
+// (private anonymous memory, calloc's, reads as zeros after MADV_DONTNEED and
+// costs nothing until written again), the partial ones at the ends by memset.
+void ZeroRange(uint8_t* begin, uint8_t* end) {
+  if (end <= begin) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
+  const uintptr_t e = reinterpret_cast<uintptr_t>(end);
+  const uintptr_t lo = (b + page - 1) & ~(page - 1);
+  const uintptr_t hi = e & ~(page - 1);
+  if (hi <= lo || madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED) != 0) {
+    std::memset(begin, 0, end - begin);
+    return;
+  }
+  std::memset(begin, 0, lo - b);
+  std::memset(reinterpret_cast<uint8_t*>(hi), 0, e - hi);
+}
+
+// The zero-padded per-node and per-edge arrays ReleaseUnused trims.
+constexpr BatchField kNodeZeroFields[] = {kNodeFeaturesField, kNodeMaskField};
+constexpr BatchField kEdgeZeroFields[] = {kEdgeFeaturesField, kEdgeMaskField};
+
+}  // namespace
 
 int DTypeSize(DType dtype) {
   switch (dtype) {
@@ -55,6 +83,7 @@ Batch::Batch(int64_t batch_size, const FeatureLimits& l) : size_(batch_size) {
     std::fill_n(reinterpret_cast<int32_t*>(a.data.get()), a.bytes() / sizeof(int32_t), -1);
   }
   extents_.assign(b, GraphCounts());
+  touched_.assign(b, GraphCounts());
 }
 
 void Batch::Add(std::string name, DType dtype, std::vector<int64_t> shape) {
@@ -94,10 +123,41 @@ void Batch::ClearRow(int64_t i) const {
     if (minus_one) {
       std::fill_n(reinterpret_cast<int32_t*>(row), per_row / sizeof(int32_t), -1);
     } else {
-      std::memset(row, 0, per_row);
+      ZeroRange(row, row + per_row);
     }
   }
   extents_[i] = GraphCounts();
+  touched_[i] = GraphCounts();
+}
+
+void Batch::ReleaseUnused(int64_t i) const {
+  const GraphCounts& used = extents_[i];
+  GraphCounts& touched = touched_[i];
+  touched.nodes = std::max(touched.nodes, used.nodes);
+  touched.edges = std::max(touched.edges, used.edges);
+  touched.alternatives = std::max(touched.alternatives, used.alternatives);
+  auto row_bytes = [&](BatchField field) {
+    const BatchArray& a = arrays_[field];
+    return a.bytes() / a.shape[0];
+  };
+  int64_t node_bytes = 0, edge_bytes = 0;  // per node, per edge
+  auto item_bytes = [&](BatchField field) {
+    const int64_t items = arrays_[field].shape[1];
+    return items > 0 ? row_bytes(field) / items : 0;
+  };
+  for (BatchField f : kNodeZeroFields) node_bytes += item_bytes(f);
+  for (BatchField f : kEdgeZeroFields) edge_bytes += item_bytes(f);
+  const int64_t used_bytes = used.nodes * node_bytes + used.edges * edge_bytes;
+  const int64_t touched_bytes = touched.nodes * node_bytes + touched.edges * edge_bytes;
+  if (touched_bytes - used_bytes < (int64_t{1} << 20) || touched_bytes <= 2 * used_bytes) return;
+  auto trim = [&](BatchField field, int64_t from, int64_t to) {
+    const int64_t per_item = item_bytes(field);
+    uint8_t* row = arrays_[field].data.get() + i * row_bytes(field);
+    ZeroRange(row + from * per_item, row + to * per_item);
+  };
+  for (BatchField f : kNodeZeroFields) trim(f, used.nodes, touched.nodes);
+  for (BatchField f : kEdgeZeroFields) trim(f, used.edges, touched.edges);
+  touched = used;
 }
 
 bool Batch::shared_outside() const {

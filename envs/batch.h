@@ -58,6 +58,13 @@ class Batch {
   // writes past a graph: zeros, masks 0, node and edge indices -1) with zero
   // step results, for an environment that has no graph to show.
   void ClearRow(int64_t i) const;
+  // After a write to row i: hands the node and edge feature pages past what
+  // the write used back to the OS (they read as zeros, the padding) once
+  // earlier writes used more than twice as much and at least 1 MiB more. A
+  // row sized for the widest graph (~13 MB at 32768 nodes and 131072 edges)
+  // that once held one would otherwise stay resident for good, and over a
+  // long run every row of a 64-env pool does.
+  void ReleaseUnused(int64_t i) const;
 
   // Per-environment results, by row.
   int32_t& env_id(int64_t i) const { return Get<int32_t>(kEnvIdField, i); }
@@ -92,6 +99,7 @@ class Batch {
   std::vector<BatchArray> arrays_;
   std::vector<std::string> errors_;
   mutable std::vector<GraphCounts> extents_;
+  mutable std::vector<GraphCounts> touched_;  // high-water of extents_ since the last release
 };
 
 }  // namespace hlogym

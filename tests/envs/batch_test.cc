@@ -5,6 +5,10 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/rewrite/pass.h"
 #include "core/text/parser.h"
@@ -59,6 +63,57 @@ TEST(BatchTest, RewritingARowClearsWhatTheLastWriteUsed) {
   reused.ClearRow(0);
   ExpectSameObservation(reused, 0, Batch(1, limits), "cleared");
   EXPECT_EQ(reused.fingerprint(0), 0u);
+}
+
+// Resident pages among the whole pages of [begin, end).
+int64_t ResidentPages(const uint8_t* begin, const uint8_t* end) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  const uintptr_t hi = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (hi <= lo) return 0;
+  std::vector<unsigned char> in((hi - lo) / page);
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(lo), hi - lo, in.data()), 0);
+  int64_t n = 0;
+  for (unsigned char c : in) n += c & 1;
+  return n;
+}
+
+TEST(BatchTest, ReleaseUnusedHandsBackWhatABigGraphLeftAndKeepsTheRow) {
+  const FeatureLimits limits{16384, 65536, 8, 4};
+  Batch batch(2, limits);
+  const BatchArray& nodes = batch.arrays()[kNodeFeaturesField];
+  const BatchArray& edges = batch.arrays()[kEdgeFeaturesField];
+  const int64_t node_row = nodes.bytes() / 2, edge_row = edges.bytes() / 2;
+  uint8_t* node0 = nodes.data.get();
+  uint8_t* edge0 = edges.data.get();
+  std::unique_ptr<Module> small = Offered(1);
+  ASSERT_TRUE(WriteObservation(*small, limits, batch.Observation(1), batch.extent(1)).ok());
+
+  // Row 0 as a graph of 16384 nodes and 65536 edges leaves it: written
+  // (resident), and padding again once a smaller graph is written over it.
+  std::memset(node0, 0, node_row);
+  std::memset(edge0, 0, edge_row);
+  *batch.extent(0) = GraphCounts{16384, 65536, 0};
+  batch.ReleaseUnused(0);  // nothing: the row uses what it touched
+  const int64_t before = ResidentPages(node0 + node_row / 2, node0 + node_row);
+  EXPECT_GT(before, 0);
+  ASSERT_TRUE(WriteObservation(*small, limits, batch.Observation(0), batch.extent(0)).ok());
+  batch.ReleaseUnused(0);
+  EXPECT_EQ(ResidentPages(node0 + node_row / 2, node0 + node_row), 0);
+  EXPECT_EQ(ResidentPages(edge0 + edge_row / 2, edge0 + edge_row), 0);
+
+  Batch fresh(1, limits);
+  ASSERT_TRUE(WriteObservation(*small, limits, fresh.Observation(0)).ok());
+  ExpectSameObservation(batch, 0, fresh, "row 0 after the release");
+  ExpectSameObservation(batch, 1, fresh, "row 1, untouched");
+
+  // A row that keeps about the size it had keeps its pages.
+  std::memset(node0, 0, node_row);
+  *batch.extent(0) = GraphCounts{16000, 0, 0};
+  batch.ReleaseUnused(0);
+  *batch.extent(0) = GraphCounts{9000, 0, 0};
+  batch.ReleaseUnused(0);
+  EXPECT_GE(ResidentPages(node0 + node_row * 3 / 4, node0 + node_row), before / 2 - 1);
 }
 
 }  // namespace
