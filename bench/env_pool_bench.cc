@@ -85,9 +85,12 @@ double ResidentMiB() {
   return -1;
 }
 
-// Bytes malloc hands out from its heap (modules, vectors) and in mmap'd
-// chunks (the batch buffers, allocated once). A leak grows the first; the
-// batch buffers' resident part grows only as rows first hold larger graphs.
+// Bytes malloc hands out from its heaps, every thread's arena (modules,
+// vectors), and in mmap'd chunks (the batch buffers, allocated once). A leak
+// grows the first; the batch buffers' resident part is what rows use now and
+// recently (Batch::ReleaseUnused hands back what a larger graph left).
+// Instruction blocks come from tbbmalloc and its caches and are not in
+// either.
 double HeapInUseMiB() { return static_cast<double>(mallinfo2().uordblks) / (1 << 20); }
 double MmappedMiB() { return static_cast<double>(mallinfo2().hblkhd) / (1 << 20); }
 
