@@ -96,8 +96,9 @@ std::string Module::UniqueComputationName(std::string_view prefix) {
     computation_names_ = std::make_unique<NameRegistry>();
     for (const auto& comp : computations_) computation_names_->Insert(comp->name());
   }
-  if (computation_names_->Insert(prefix)) return std::string(prefix);
-  return computation_names_->NextFree(NameStem(prefix));
+  // Unique is Insert, then NextFree of the stem when taken, with one parse
+  // and one stem lookup (a dry pass names a fused computation per candidate).
+  return computation_names_->Unique(prefix);
 }
 
 std::unique_ptr<Module> Module::Clone() const { return CloneParts(ClonePart()); }

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -99,26 +100,54 @@ class BodyMap {
   absl::flat_hash_map<const Instruction*, Instruction*> map_;
 };
 
+// A map from outer instructions, searched in place while small (a
+// producer-consumer candidate has two members and a few operands) and
+// indexed by a hash map past that: two hash maps per candidate were two
+// mallocs and a hash per lookup.
+template <typename V>
+class SmallInstructionMap {
+ public:
+  V* Find(const Instruction* key) {
+    if (!index_.empty()) {
+      auto it = index_.find(key);
+      return it == index_.end() ? nullptr : &entries_[it->second].second;
+    }
+    for (auto& [k, v] : entries_) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  }
+  // `key` must not be in the map.
+  void Insert(const Instruction* key, V value) {
+    entries_.emplace_back(key, std::move(value));
+    if (!index_.empty()) {
+      index_[key] = entries_.size() - 1;
+    } else if (entries_.size() > kSearched) {
+      for (size_t i = 0; i < entries_.size(); ++i) index_[entries_[i].first] = i;
+    }
+  }
+
+ private:
+  static constexpr size_t kSearched = 16;
+  absl::InlinedVector<std::pair<const Instruction*, V>, 4> entries_;
+  absl::flat_hash_map<const Instruction*, size_t> index_;
+};
+
 class FusedComputationBuilder {
  public:
   FusedComputationBuilder(Module* module, absl::Span<Instruction* const> members)
       : module_(module),
         computation_(std::make_unique<Computation>(
             module->UniqueComputationName("fused_computation"))) {
-    // Sized once: growing these maps entry by entry was several mallocs per
-    // candidate of a dry pass.
-    // At most a parameter per member operand; at most every member's body,
-    // those parameters and a root tuple.
-    size_t operands = 0;
+    // Sized once: growing storage entry by entry was several mallocs per
+    // candidate of a dry pass. At most every member's body, a parameter per
+    // member operand and a root tuple.
     size_t most = 1;
     for (const Instruction* member : members) {
-      operands += member->operand_count();
       most += member->operand_count() +
               (member->opcode() == Opcode::kFusion ? member->fused_computation()->instruction_count()
                                                    : 1);
     }
-    inlined_.reserve(members.size());
-    params_.reserve(operands);
     computation_->ReserveInstructions(most);
   }
 
@@ -126,7 +155,7 @@ class FusedComputationBuilder {
   // which root elements are wanted (null: all); only what they need is
   // copied, so outputs nobody reads are not carried into the new fusion.
   absl::Status Inline(Instruction* member, const std::vector<bool>* needed) {
-    if (inlined_.contains(member)) {
+    if (inlined_.Find(member) != nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("`", member->name(), "` is listed twice as a fusion member"));
     }
@@ -141,7 +170,7 @@ class FusedComputationBuilder {
       if (member->shape().IsTuple()) {
         result.elements.assign(member->shape().tuple_size(), nullptr);  // made on demand
       }
-      inlined_[member] = std::move(result);
+      inlined_.Insert(member, std::move(result));
       return absl::OkStatus();
     }
     const Computation* body = member->fused_computation();
@@ -222,18 +251,18 @@ class FusedComputationBuilder {
       }
       if (root->shape().IsTuple()) result.elements.assign(root->shape().tuple_size(), nullptr);
     }
-    inlined_[member] = std::move(result);
+    inlined_.Insert(member, std::move(result));
     return absl::OkStatus();
   }
 
   // The inner value of `value` (a member's result or element).
   absl::StatusOr<Instruction*> Value(const FusedValue& value) {
-    auto it = inlined_.find(value.member);
-    if (it == inlined_.end()) {
+    Inlined* found = inlined_.Find(value.member);
+    if (found == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           "`", value.member->name(), "` is an output but not a fusion member"));
     }
-    Inlined& in = it->second;
+    Inlined& in = *found;
     if (value.index < 0) {
       if (in.whole == nullptr) {  // a tuple-rooted fusion exported whole
         std::vector<Shape> shapes;
@@ -352,20 +381,19 @@ class FusedComputationBuilder {
   // The inner value standing for outer instruction `operand`: a member's
   // result, an element of a tuple-shaped member, or a parameter.
   absl::StatusOr<Instruction*> Resolve(Instruction* operand) {
-    if (auto it = inlined_.find(operand); it != inlined_.end()) {
+    if (Inlined* member = inlined_.Find(operand); member != nullptr) {
       if (operand->shape().IsTuple()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "not supported: fusing `", operand->name(),
             "` (tuple-shaped) into a user that reads it whole"));
       }
-      return it->second.whole;
+      return member->whole;
     }
     if (operand->opcode() == Opcode::kGetTupleElement &&
-        inlined_.contains(operand->operand(0))) {
+        inlined_.Find(operand->operand(0)) != nullptr) {
       return Value({operand->operand(0), operand->tuple_index()});
     }
-    auto it = params_.find(operand);
-    if (it != params_.end()) return it->second;
+    if (Instruction** param = params_.Find(operand); param != nullptr) return *param;
     if (!operand->shape().IsArray()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "not supported: `", operand->name(), "` (", operand->shape().ToString(false),
@@ -376,7 +404,7 @@ class FusedComputationBuilder {
     Instruction* param = computation_->AddInstruction(Instruction::CreateParameter(
         n, operand->shape(), module_->UniqueInstructionName(ParamName(n, scratch))));
     operands_.push_back(operand);
-    params_[operand] = param;
+    params_.Insert(operand, param);
     return param;
   }
 
@@ -393,8 +421,8 @@ class FusedComputationBuilder {
 
   Module* module_;
   std::unique_ptr<Computation> computation_;
-  absl::flat_hash_map<const Instruction*, Inlined> inlined_;
-  absl::flat_hash_map<const Instruction*, Instruction*> params_;
+  SmallInstructionMap<Inlined> inlined_;
+  SmallInstructionMap<Instruction*> params_;
   std::vector<Instruction*> operands_;
 };
 
