@@ -173,29 +173,38 @@ class Fingerprinter {
     }
     if (c.root() != nullptr) {
       h.Int(static_cast<int64_t>(Of(*c.root())));
-      h.Int(static_cast<int64_t>(SharingOf(*c.root())));
+      h.Int(static_cast<int64_t>(SharingOf(*c.root(), c.instruction_count())));
     }
     return computations_[&c] = h.value();
   }
 
   // Iterative post-order memoization: deep graphs must not overflow the stack.
+  // A frame per instruction walks its dependencies in place, so each one is
+  // looked up once per edge (pushing an instruction twice, expanded and not,
+  // looked each up three times more).
   uint64_t Of(const Instruction& root) {
-    std::vector<std::pair<const Instruction*, bool>> stack = {{&root, false}};
+    if (auto it = instructions_.find(&root); it != instructions_.end()) return it->second;
+    struct Frame {
+      const Instruction* inst;
+      size_t next;
+    };
+    std::vector<Frame> stack = {{&root, 0}};
     while (!stack.empty()) {
-      auto [inst, expanded] = stack.back();
-      stack.pop_back();
-      if (instructions_.contains(inst)) continue;
-      if (!expanded) {
-        stack.push_back({inst, true});
-        for (const Instruction* o : inst->operands()) {
-          if (!instructions_.contains(o)) stack.push_back({o, false});
-        }
-        for (const Instruction* p : inst->control_predecessors()) {
-          if (!instructions_.contains(p)) stack.push_back({p, false});
-        }
+      Frame& top = stack.back();
+      const Instruction* inst = top.inst;
+      const size_t num_operands = inst->operands().size();
+      if (top.next < num_operands + inst->control_predecessors().size()) {
+        const Instruction* dep = top.next < num_operands
+                                     ? inst->operand(static_cast<int64_t>(top.next))
+                                     : inst->control_predecessors()[top.next - num_operands];
+        ++top.next;
+        if (!instructions_.contains(dep)) stack.push_back({dep, 0});
         continue;
       }
-      instructions_[inst] = Hash(*inst);
+      stack.pop_back();
+      // Hash first: hashing a callee adds to the map.
+      const uint64_t hash = Hash(*inst);
+      instructions_[inst] = hash;
     }
     return instructions_.at(&root);
   }
@@ -220,8 +229,11 @@ class Fingerprinter {
   // root reaches in a canonical order (a depth-first walk over operands) and
   // hashing each one's operand numbers tells the two apart. Iterative, as
   // Of(): deep graphs must not overflow the stack.
-  uint64_t SharingOf(const Instruction& root) {
+  // `size`: how many instructions the walk may number (the computation's).
+  uint64_t SharingOf(const Instruction& root, int64_t size) {
     absl::flat_hash_map<const Instruction*, int64_t> number;
+    // Sized once: growing it was most of this walk's mallocs.
+    number.reserve(static_cast<size_t>(std::max<int64_t>(size, 1)));
     int64_t finished = 0;
     Hasher h;
     struct Frame {
