@@ -1,5 +1,6 @@
 // The CPU JIT under the kernel compiler: LLVM ORC LLJIT for the host CPU,
-// optimizing each module at -O3 (vectorizing for the host) before adding it.
+// optimizing each module with a kernel pipeline of O3's loop passes and
+// vectorizers (for the host) and compiling it at -O3 before adding it.
 // Modules are optimized and compiled in parallel when added from several
 // threads: LLVM target machines are not thread-safe (their subtarget
 // caches), so each Add borrows one of its own.
@@ -41,7 +42,7 @@ class CpuJit {
 
  private:
   CpuJit() = default;
-  static void Optimize(llvm::Module& module, llvm::TargetMachine& target_machine);
+  static absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& target_machine);
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> BorrowTargetMachine();
   void ReturnTargetMachine(std::unique_ptr<llvm::TargetMachine> machine);
 

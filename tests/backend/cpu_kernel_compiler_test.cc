@@ -1,6 +1,7 @@
 // CpuKernelCompiler's contract: what CanCompile accepts, the kernel cache
 // (an identical fusion in another module is a hit), errors that name the
 // unsupported instruction, the parallel extent and grain, concurrent Compile.
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,6 +145,32 @@ TEST(CpuKernelCompilerTest, IdenticalFusionInAnotherModuleIsACacheHit) {
   absl::StatusOr<CpuKernel> c = compiler.Compile(*third->entry()->root());
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_NE(c->fn, a->fn);
+}
+
+// HLOGYM_CPU_PIPELINE replaces the kernel pipeline; one LLVM cannot parse
+// is an error naming the variable, not a crash.
+TEST(CpuKernelCompilerTest, KernelPipelineCanComeFromTheEnvironment) {
+  auto module = Parse(kGelu);
+  ASSERT_NE(module, nullptr);
+  const Instruction& fusion = *module->entry()->root();
+  {
+    setenv("HLOGYM_CPU_PIPELINE", "function(no-such-pass)", 1);
+    absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> compiler = CpuKernelCompiler::Create();
+    ASSERT_TRUE(compiler.ok()) << compiler.status();
+    absl::StatusOr<CpuKernel> kernel = (*compiler)->Compile(fusion);
+    unsetenv("HLOGYM_CPU_PIPELINE");
+    ASSERT_FALSE(kernel.ok());
+    EXPECT_EQ(kernel.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(kernel.status().message(), HasSubstr("HLOGYM_CPU_PIPELINE"));
+    EXPECT_THAT(kernel.status().message(), HasSubstr("no-such-pass"));
+  }
+  setenv("HLOGYM_CPU_PIPELINE", "function(instcombine)", 1);
+  absl::StatusOr<std::unique_ptr<CpuKernelCompiler>> compiler = CpuKernelCompiler::Create();
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  absl::StatusOr<CpuKernel> kernel = (*compiler)->Compile(fusion);
+  unsetenv("HLOGYM_CPU_PIPELINE");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_NE(kernel->fn, nullptr);
 }
 
 TEST(CpuKernelCompilerTest, ReductionExtentIsOutputElements) {
