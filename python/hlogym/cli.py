@@ -117,15 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _main_backend() -> list[str]:
     """--backend gpu where a GPU and the GPU backend are usable, else the CPU
-    backend's measurements of episodes planned on the cost model, else the
-    cost model alone."""
+    backend's measurements of episodes planned on the CPU cost model, else
+    the cost model alone."""
     from hlogym import _hlogym
     from hlogym.cli_common import cuda_devices
 
     if cuda_devices() > 0 and _hlogym.runtime_source_error("gpu") is None:
         return ["--backend", "gpu"]
     if _hlogym.runtime_source_error("cpu") is None:
-        return ["--backend", MAIN_CPU_BACKEND, "--reward-backend", "cost"]
+        return ["--backend", MAIN_CPU_BACKEND, "--reward-backend", "cost:cpu"]
     return ["--backend", "cost"]
 
 

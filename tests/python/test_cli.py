@@ -280,3 +280,18 @@ def test_main_help_names_the_compare_arguments():
     assert result.returncode == 0
     for command in ("rollout", "compare", "inspect", "validate", "bench", "summary", "main"):
         assert command in result.stdout
+
+
+def test_main_without_a_gpu_measures_on_the_cpu_and_plans_on_its_model(monkeypatch):
+    """Episodes planned on the model of the device that measures them: on
+    the H100 model, search's plans lost to the xla agent's on CPU timing."""
+    sys.path.insert(0, str(ROOT / "python"))
+    import hlogym.cli as cli
+    import hlogym.cli_common as cli_common
+    from hlogym import _hlogym
+
+    monkeypatch.setattr(cli_common, "cuda_devices", lambda: 0)
+    if _hlogym.runtime_source_error("cpu") is not None:
+        pytest.skip("no CPU backend in this build")
+    argv = cli._main_backend()
+    assert argv == ["--backend", cli.MAIN_CPU_BACKEND, "--reward-backend", "cost:cpu"]
