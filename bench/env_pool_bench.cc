@@ -10,6 +10,11 @@
 //                  best, max(sum / 2, longest env step), summed over pool
 //                  steps: the 1 -> 2 thread ratio these step times allow
 //                  (whole env steps are the unit of work)
+//   BM_PoolAsync/<num_envs>/<batch>/<num_threads>  the same through
+//                                          Send/Recv: every env in flight,
+//                                          each Recv's batch_size envs sent
+//                                          again at once, so no step waits
+//                                          for the slowest env of a batch
 //   BM_StepLatency/<module>                one environment's step (Step plus
 //                                          the observation write, as the pool
 //                                          does it): median and worst
@@ -168,6 +173,45 @@ void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
   state.counters["load1"] = bench::LoadAverage();
 }
 
+void BM_PoolAsync(benchmark::State& state, int64_t num_envs, int64_t batch_size, int threads) {
+  const Corpus& corpus = GetCorpus();
+  auto pool =
+      EnvPool::Create(corpus.spec, corpus.set, {num_envs, batch_size, threads, 0}).value();
+  const int64_t width = corpus.spec.limits.max_alternatives;
+  if (absl::Status s = pool->AsyncReset(); !s.ok()) {
+    state.SkipWithError(std::string(s.message()).c_str());
+    return;
+  }
+  std::mt19937_64 rng(1);
+  std::vector<int64_t> actions;
+  std::vector<int32_t> ids(batch_size);
+  int64_t errors = 0;
+  const double cpu_start = ProcessCpuSeconds();
+  const auto wall_start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    std::shared_ptr<Batch> batch = pool->Recv().value();
+    errors += CountErrors(*batch);
+    RandomActions(*batch, width, rng, actions);
+    for (int64_t r = 0; r < batch_size; ++r) ids[r] = batch->env_id(r);
+    batch.reset();  // the buffer can be reused by the next batches
+    if (absl::Status s = pool->Send(actions, ids); !s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+  }
+  const double cpu = ProcessCpuSeconds() - cpu_start;
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double steps = static_cast<double>(state.iterations() * batch_size);
+  state.counters["steps/s"] = benchmark::Counter(steps, benchmark::Counter::kIsRate);
+  state.counters["steps/cpu_s"] = steps / cpu;
+  state.counters["cpu_util"] = cpu / wall;
+  state.counters["errors"] = static_cast<double>(errors);
+  state.counters["load1"] = bench::LoadAverage();
+  // The envs still in flight finish before the pool goes (its destructor
+  // waits); their time is not counted.
+}
+
 struct Latency {
   std::vector<double> step_s;   // Step + observation write, per step
   std::vector<double> reset_s;  // Reset + observation write, per episode
@@ -320,6 +364,18 @@ const bool kRegistered = [] {
                                "/threads:" + std::to_string(threads);
       benchmark::RegisterBenchmark(name.c_str(), BM_PoolSteps, envs, threads)
           ->Iterations(kPoolEnvSteps / envs)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  for (int threads : {1, 2}) {
+    for (int64_t envs : {16, 64}) {
+      const int64_t batch = envs / 2;
+      const std::string name = "BM_PoolAsync/envs:" + std::to_string(envs) +
+                               "/batch:" + std::to_string(batch) +
+                               "/threads:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(name.c_str(), BM_PoolAsync, envs, batch, threads)
+          ->Iterations(kPoolEnvSteps / batch)
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
     }

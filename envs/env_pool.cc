@@ -252,29 +252,47 @@ absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
   for (size_t r = 0; r < env_ids.size(); ++r) {
     const int32_t id = env_ids[r];
     in_flight_[id] = true;
-    std::vector<int64_t> action(actions.begin() + r * width, actions.begin() + (r + 1) * width);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++pending_;
+      jobs_.push_back({id, std::vector<int64_t>(actions.begin() + r * width,
+                                                actions.begin() + (r + 1) * width)});
     }
+    // One task per job for the arena's workers; a task runs whichever job
+    // is first in the queue, or nothing when Recv's thread got there first.
+    // One thread has no workers: Recv runs every job.
+    if (num_threads() == 1) continue;
     task_spawn_.HandOff();
-    arena_.execute([&, id, action = std::move(action)]() mutable {
-      async_tasks_.run([this, id, action = std::move(action)] {
+    arena_.execute([&] {
+      async_tasks_.run([this] {
         task_spawn_.TakeOver();
-        // The row is claimed once the env has stepped, so a batch holds the
-        // first batch_size envs to finish rather than the first to start (a
-        // slow env no longer holds back the ones that started after it);
-        // env ids tell the rows apart.
-        const Outcome outcome = AdvanceEnv(id, action.data());
-        auto [slot, row] = ClaimRow();
-        WriteOutcome(id, outcome, *slot->batch, row);
-        in_flight_[id] = false;
-        FinishRow(slot);
+        RunQueuedJob();
         task_join_.HandOff();
       });
     });
   }
+  ready_cv_.notify_all();  // a Recv waiting on another thread has jobs to run
   return absl::OkStatus();
+}
+
+bool EnvPool::RunQueuedJob() {
+  Job job;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (jobs_.empty()) return false;
+    job = std::move(jobs_.front());
+    jobs_.pop_front();
+  }
+  // The row is claimed once the env has stepped, so a batch holds the first
+  // batch_size envs to finish rather than the first to start (a slow env no
+  // longer holds back the ones that started after it); env ids tell the rows
+  // apart.
+  const Outcome outcome = AdvanceEnv(job.env_id, job.action.data());
+  auto [slot, row] = ClaimRow();
+  WriteOutcome(job.env_id, outcome, *slot->batch, row);
+  in_flight_[job.env_id] = false;
+  FinishRow(slot);
+  return true;
 }
 
 absl::Status EnvPool::AsyncReset() {
@@ -296,7 +314,18 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Recv() {
         "recv would wait forever: ", pending_, " results are pending but a batch needs ",
         batch_size(), "; send more first"));
   }
-  ready_cv_.wait(lock, [&] { return !ready_.empty(); });
+  // The arena reserves a slot for this thread, which would otherwise sit
+  // idle while the queue waits for the workers (all of them, with one
+  // thread: the queue never ran): it runs queued jobs until a batch is ready.
+  while (ready_.empty()) {
+    if (jobs_.empty()) {
+      ready_cv_.wait(lock);  // the last jobs run on workers
+      continue;
+    }
+    lock.unlock();
+    arena_.execute([&] { RunQueuedJob(); });
+    lock.lock();
+  }
   std::shared_ptr<Batch> batch = ready_.front();
   ready_.pop_front();
   pending_ -= batch_size();

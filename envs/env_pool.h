@@ -62,7 +62,8 @@ class EnvPool {
   absl::Status Send(absl::Span<const int64_t> actions, absl::Span<const int32_t> env_ids);
   // Queues a reset of every environment not in flight.
   absl::Status AsyncReset();
-  // Waits for the next batch_size results (in completion order).
+  // Waits for the next batch_size results (in completion order), running
+  // queued steps on the calling thread meanwhile (it is one of num_threads).
   absl::StatusOr<std::shared_ptr<Batch>> Recv();
 
   // Per-environment access; the environment must not be in flight.
@@ -97,6 +98,9 @@ class EnvPool {
   Outcome AdvanceEnv(int32_t env_id, const int64_t* action);
   void WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row);
   void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row);
+  // Async: runs the first queued job, if any (a worker's task, or Recv's
+  // thread while it waits); false when the queue was empty.
+  bool RunQueuedJob();
   // Async completion: claims a row in the open batch.
   std::pair<std::shared_ptr<Slot>, int64_t> ClaimRow();
   void FinishRow(const std::shared_ptr<Slot>& slot);
@@ -121,6 +125,11 @@ class EnvPool {
   std::shared_ptr<Slot> open_;
   int64_t open_rows_ = 0;
   std::deque<std::shared_ptr<Batch>> ready_;
+  struct Job {
+    int32_t env_id = -1;
+    std::vector<int64_t> action;
+  };
+  std::deque<Job> jobs_;  // sent, not started
   int64_t pending_ = 0;  // queued async results not yet handed out
 };
 

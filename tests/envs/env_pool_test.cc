@@ -122,6 +122,30 @@ TEST(EnvPoolTest, AsyncSendRecvReturnsBatchesTaggedWithEnvIds) {
   }
 }
 
+// With one thread the arena has no worker: Recv's thread runs the queued
+// steps (the queue used to wait forever). Several rounds of recv and send.
+TEST(EnvPoolTest, AsyncWithOneThreadStepsInRecv) {
+  auto pool = MakePool(4, 1, /*batch=*/2);
+  ASSERT_TRUE(pool->AsyncReset().ok());
+  const int64_t width = pool->spec().limits.max_alternatives;
+  std::multiset<int32_t> seen;
+  std::vector<int32_t> steps(4, 0);
+  for (int round = 0; round < 8; ++round) {
+    std::shared_ptr<Batch> batch = pool->Recv().value();
+    ASSERT_EQ(batch->size(), 2);
+    std::vector<int32_t> ids;
+    for (int64_t r = 0; r < 2; ++r) {
+      const int32_t id = batch->env_id(r);
+      seen.insert(id);
+      ids.push_back(id);
+      if (round >= 2) EXPECT_EQ(batch->elapsed_step(r), steps[id] + 1) << "env " << id;
+      steps[id] = batch->elapsed_step(r);
+    }
+    ASSERT_TRUE(pool->Send(std::vector<int64_t>(2 * width, 0), ids).ok());
+  }
+  for (int32_t id = 0; id < 4; ++id) EXPECT_GE(seen.count(id), 1u) << "env " << id;
+}
+
 TEST(EnvPoolTest, BuffersHeldOutsideAreNeverReused) {
   auto pool = MakePool(2, 1);
   std::shared_ptr<Batch> first = pool->Reset(1, {}).value();
