@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backend/codegen_options.h"
 #include "core/base/status_macros.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -67,6 +68,23 @@ const char* KernelPipeline() {
   return custom != nullptr && *custom != '\0' ? custom : kKernelPipeline;
 }
 
+// ORC's per-compile target machine compiler, building its codegen pipeline
+// with the CPU target's settings (codegen_options.h).
+class KernelObjectCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+ public:
+  explicit KernelObjectCompiler(llvm::orc::JITTargetMachineBuilder machine)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(machine.getOptions())),
+        compiler_(std::move(machine)) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& module) override {
+    CpuCodegenScope scope;
+    return compiler_(module);
+  }
+
+ private:
+  llvm::orc::ConcurrentIRCompiler compiler_;
+};
+
 std::string ErrorText(llvm::Error error) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -101,7 +119,7 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
           .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder machine)
                                          -> llvm::Expected<std::unique_ptr<
                                              llvm::orc::IRCompileLayer::IRCompiler>> {
-            return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(machine));
+            return std::make_unique<KernelObjectCompiler>(std::move(machine));
           })
           .create();
   if (!lljit) return absl::InternalError(absl::StrCat("LLJIT: ", ErrorText(lljit.takeError())));

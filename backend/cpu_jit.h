@@ -1,6 +1,7 @@
 // The CPU JIT under the kernel compiler: LLVM ORC LLJIT for the host CPU,
 // optimizing each module with a kernel pipeline of O3's loop passes and
-// vectorizers (for the host) and compiling it at -O3 before adding it.
+// vectorizers (for the host) and compiling it at -O3 without loop strength
+// reduction (codegen_options.h) before adding it.
 // Modules are optimized and compiled in parallel when added from several
 // threads: LLVM target machines are not thread-safe (their subtarget
 // caches), so each Add borrows one of its own.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backend/codegen_options.h"
 #include "backend/kernel_plan.h"
 #include "backend/llvm_target.h"
 #include "core/base/status_macros.h"
@@ -145,9 +146,12 @@ absl::StatusOr<std::string> CompileToPtx(llvm::Module& module) {
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream out(ptx);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, out, nullptr, llvm::CGFT_AssemblyFile)) {
-    return absl::InternalError("the NVPTX target cannot emit PTX");
+  bool cannot_emit = false;
+  {
+    NvptxCodegenScope scope;
+    cannot_emit = machine->addPassesToEmitFile(codegen, out, nullptr, llvm::CGFT_AssemblyFile);
   }
+  if (cannot_emit) return absl::InternalError("the NVPTX target cannot emit PTX");
   codegen.run(module);
   return std::string(ptx.str());
 }
