@@ -5,6 +5,9 @@
 // copying; a buffer is reused only once nothing outside the pool holds it.
 // Autoreset is Gymnasium's next-step mode: the step after an episode ends
 // resets that environment, ignores its action and returns reward 0.
+// A synchronous step deals its envs to the threads longest first, each env
+// kept on its thread where the loads allow (envs/env_pool_schedule.h); async
+// steps run on the workers and on Recv's thread while it waits.
 #pragma once
 
 #include <atomic>
