@@ -23,11 +23,6 @@ std::vector<int64_t> RowMajorStrides(const Shape& shape) {
   return strides;
 }
 
-void* AlignedIn(std::vector<uint8_t>& bytes) {
-  const auto address = reinterpret_cast<uintptr_t>(bytes.data());
-  return bytes.data() + ((64 - address % 64) % 64);
-}
-
 template <typename T>
 class Im2colConvolution : public HostOp {
  public:
@@ -65,7 +60,7 @@ class Im2colConvolution : public HostOp {
     cols_ = window_positions_ * group_in_;
     chunk_rows_ = std::clamp<int64_t>(kChunkBytes / std::max<int64_t>(cols_ * sizeof(T), 1), 1,
                                       std::max<int64_t>(rows_, 1));
-    col_.resize(chunk_rows_ * cols_ * sizeof(T) + 64);
+    col_ = ScratchBuffer(chunk_rows_ * cols_ * sizeof(T));
 
     // The kernel is used in place when it already is [window..., in, out]
     // with one group and no reversal.
@@ -74,13 +69,13 @@ class Im2colConvolution : public HostOp {
       kernel_in_place &= d.kernel_spatial[s] == s && !window_[s].reversal;
     }
     kernel_in_place &= d.kernel_input_feature == spatial_ && d.kernel_output_feature == spatial_ + 1;
-    if (!kernel_in_place) packed_kernel_.resize(LeafBytes(kernel) + 64);
+    if (!kernel_in_place) packed_kernel_ = ScratchBuffer(LeafBytes(kernel));
 
     // The output is written in place when it is [batch, positions..., feature].
     bool out_in_place = d.output_batch == 0 && d.output_feature == spatial_ + 1;
     for (int64_t s = 0; s < spatial_; ++s) out_in_place &= d.output_spatial[s] == s + 1;
     if (!out_in_place) {
-      out_scratch_.resize(rows_ * out_features_ * sizeof(T) + 64);
+      out_scratch_ = ScratchBuffer(rows_ * out_features_ * sizeof(T));
       // From [batch, positions..., feature] to the output's dimension order.
       out_scratch_dims_.push_back(batch_);
       for (int64_t s = 0; s < spatial_; ++s) out_scratch_dims_.push_back(out_size_[s]);
@@ -96,12 +91,12 @@ class Im2colConvolution : public HostOp {
     const T* in = static_cast<const T*>(buffers[0]);
     const T* kernel = static_cast<const T*>(buffers[1]);
     if (!packed_kernel_.empty()) {
-      T* packed = static_cast<T*>(AlignedIn(packed_kernel_));
+      T* packed = static_cast<T*>(packed_kernel_.data());
       PackKernel(kernel, packed);
       kernel = packed;
     }
-    T* out = static_cast<T*>(out_scratch_.empty() ? buffers[2] : AlignedIn(out_scratch_));
-    T* col = static_cast<T*>(AlignedIn(col_));
+    T* out = static_cast<T*>(out_scratch_.empty() ? buffers[2] : out_scratch_.data());
+    T* col = static_cast<T*>(col_.data());
     const bool f64 = sizeof(T) == 8;
     for (int64_t g = 0; g < groups_; ++g) {
       for (int64_t r0 = 0; r0 < rows_; r0 += chunk_rows_) {
@@ -188,7 +183,7 @@ class Im2colConvolution : public HostOp {
   int64_t in_batch_stride_ = 0, in_feature_stride_ = 0, kernel_in_stride_ = 0, kernel_out_stride_ = 0;
   std::vector<int64_t> in_size_, in_spatial_stride_, kernel_size_, kernel_spatial_stride_, out_size_;
   int64_t window_positions_ = 1, out_positions_ = 1, rows_ = 0, cols_ = 0, chunk_rows_ = 1;
-  std::vector<uint8_t> col_, packed_kernel_, out_scratch_;
+  ScratchBuffer col_, packed_kernel_, out_scratch_;
   std::vector<int64_t> out_scratch_dims_, out_perm_;
 };
 

@@ -29,7 +29,7 @@ struct OperandPlan {
   bool transpose = false;           // stored as [batch, cols, rows]
   std::vector<int64_t> pack;        // non-empty: permute into scratch first
   std::vector<int64_t> dims;        // the operand's dims (for packing)
-  std::vector<uint8_t> scratch;     // packed copy, allocated once
+  ScratchBuffer scratch;            // packed copy, allocated once
 };
 
 // `rows` are the dims GEMM sees as rows of op(X): the free dims for the lhs,
@@ -45,14 +45,10 @@ OperandPlan Plan(const Shape& shape, const std::vector<int64_t>& batch,
   }
   plan.pack = straight;
   plan.dims.assign(shape.dims().begin(), shape.dims().end());
-  plan.scratch.resize(static_cast<size_t>(shape.element_count() * width) + 64);
+  plan.scratch = ScratchBuffer(static_cast<size_t>(shape.element_count() * width));
   return plan;
 }
 
-void* Aligned(std::vector<uint8_t>& bytes) {
-  const auto address = reinterpret_cast<uintptr_t>(bytes.data());
-  return bytes.data() + ((64 - address % 64) % 64);
-}
 
 bool IsNarrow(PrimitiveType type) {
   return type == PrimitiveType::kF16 || type == PrimitiveType::kBF16;
@@ -80,9 +76,9 @@ class BlasDot : public HostOp {
     const int width = f64 ? 8 : 4;
     lhs_ = Plan(lhs, dd.lhs_batch, lhs_free, dd.lhs_contracting, width);
     rhs_ = Plan(rhs, dd.rhs_batch, dd.rhs_contracting, rhs_free, width);
-    if (IsNarrow(lhs_type_)) lhs_wide_.resize(lhs.element_count() * sizeof(float) + 64);
-    if (IsNarrow(rhs_type_)) rhs_wide_.resize(rhs.element_count() * sizeof(float) + 64);
-    if (IsNarrow(out_type_)) out_wide_.resize(dot.shape().element_count() * sizeof(float) + 64);
+    if (IsNarrow(lhs_type_)) lhs_wide_ = ScratchBuffer(lhs.element_count() * sizeof(float));
+    if (IsNarrow(rhs_type_)) rhs_wide_ = ScratchBuffer(rhs.element_count() * sizeof(float));
+    if (IsNarrow(out_type_)) out_wide_ = ScratchBuffer(dot.shape().element_count() * sizeof(float));
     lhs_count_ = lhs.element_count();
     rhs_count_ = rhs.element_count();
     out_count_ = dot.shape().element_count();
@@ -94,23 +90,23 @@ class BlasDot : public HostOp {
     const void* b = buffers[1];
     void* c = buffers[2];
     if (!lhs_wide_.empty()) {
-      auto* wide = static_cast<float*>(Aligned(lhs_wide_));
+      auto* wide = static_cast<float*>(lhs_wide_.data());
       WidenToFloat(lhs_type_, a, wide, lhs_count_);
       a = wide;
     }
     if (!rhs_wide_.empty()) {
-      auto* wide = static_cast<float*>(Aligned(rhs_wide_));
+      auto* wide = static_cast<float*>(rhs_wide_.data());
       WidenToFloat(rhs_type_, b, wide, rhs_count_);
       b = wide;
     }
-    if (!out_wide_.empty()) c = Aligned(out_wide_);
+    if (!out_wide_.empty()) c = out_wide_.data();
     if (!lhs_.pack.empty()) {
-      void* to = Aligned(lhs_.scratch);
+      void* to = lhs_.scratch.data();
       PermuteDense(a, to, lhs_.dims, lhs_.pack, width);
       a = to;
     }
     if (!rhs_.pack.empty()) {
-      void* to = Aligned(rhs_.scratch);
+      void* to = rhs_.scratch.data();
       PermuteDense(b, to, rhs_.dims, rhs_.pack, width);
       b = to;
     }
@@ -134,7 +130,7 @@ class BlasDot : public HostOp {
   int64_t batch_ = 1, m_ = 1, k_ = 1, n_ = 1;
   int64_t lhs_count_ = 0, rhs_count_ = 0, out_count_ = 0;
   OperandPlan lhs_, rhs_;
-  std::vector<uint8_t> lhs_wide_, rhs_wide_, out_wide_;  // f32 copies of narrow arrays
+  ScratchBuffer lhs_wide_, rhs_wide_, out_wide_;  // f32 copies of narrow arrays
 };
 
 }  // namespace

@@ -211,4 +211,11 @@ std::vector<int64_t> FreeDims(int64_t rank, absl::Span<const int64_t> batch,
   return free;
 }
 
+ScratchBuffer::ScratchBuffer(size_t bytes) {
+  if (bytes == 0) return;
+  storage_ = std::make_unique_for_overwrite<uint8_t[]>(bytes + 64);
+  const auto address = reinterpret_cast<uintptr_t>(storage_.get());
+  offset_ = (64 - address % 64) % 64;
+}
+
 }  // namespace hlogym

@@ -2,7 +2,9 @@
 // GEMM that dispatches on float or double.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -32,5 +34,22 @@ void Gemm(bool f64, bool transpose_a, bool transpose_b, int64_t m, int64_t n, in
 // from float32 rounding to nearest even. In parallel on large arrays.
 void WidenToFloat(PrimitiveType type, const void* in, float* out, int64_t n);
 void NarrowFromFloat(PrimitiveType type, const float* in, void* out, int64_t n);
+
+// A host op's scratch memory, allocated with the op and 64-byte aligned, left
+// uninitialized: large blocks come straight from fresh pages, first touched
+// by the first run (a warm-up) rather than zeroed while compiling, where they
+// made a warm recompile of a module with bf16 dots take 300 ms. Users write
+// every byte they read.
+class ScratchBuffer {
+ public:
+  ScratchBuffer() = default;
+  explicit ScratchBuffer(size_t bytes);
+  void* data() const { return storage_ == nullptr ? nullptr : storage_.get() + offset_; }
+  bool empty() const { return storage_ == nullptr; }
+
+ private:
+  std::unique_ptr<uint8_t[]> storage_;
+  size_t offset_ = 0;  // to the first 64-byte boundary
+};
 
 }  // namespace hlogym
