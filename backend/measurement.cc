@@ -23,6 +23,17 @@ absl::StatusOr<double> TimeRun(const std::function<absl::Status()>& run) {
   return seconds;
 }
 
+// The untimed warm-up runs of one run, cut short once they took
+// max_seconds / 2.
+absl::Status WarmUp(const std::function<absl::Status()>& run, const MeasurementOptions& options) {
+  const Clock::time_point start = Clock::now();
+  for (int i = 0; i < std::max(options.warmup_runs, 0); ++i) {
+    if (absl::Status status = run(); !status.ok()) return status;
+    if (SecondsSince(start) >= options.max_seconds / 2) break;
+  }
+  return absl::OkStatus();
+}
+
 // Median, minimum and spread of timed runs (not empty).
 Measurement Summarize(const std::vector<double>& times, bool converged) {
   std::vector<double> sorted = times;
@@ -60,11 +71,8 @@ absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<
                                              const MeasurementOptions& options,
                                              std::mutex& device_mutex) {
   std::lock_guard<std::mutex> lock(device_mutex);
-  const Clock::time_point warmup_start = Clock::now();
-  for (int i = 0; i < std::max(options.warmup_runs, 0); ++i) {
-    absl::StatusOr<double> seconds = timed_run();
-    if (!seconds.ok()) return seconds.status();
-    if (SecondsSince(warmup_start) >= options.max_seconds / 2) break;
+  if (absl::Status status = WarmUp([&] { return timed_run().status(); }, options); !status.ok()) {
+    return status;
   }
   std::vector<double> times;
   const int max_runs = std::max(options.max_runs, 1);
@@ -92,11 +100,7 @@ absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
   std::lock_guard<std::mutex> lock(device_mutex);
   const size_t count = runs.size();
   for (const std::function<absl::Status()>& run : runs) {
-    const Clock::time_point warmup_start = Clock::now();
-    for (int i = 0; i < std::max(options.warmup_runs, 0); ++i) {
-      if (absl::Status status = run(); !status.ok()) return status;
-      if (SecondsSince(warmup_start) >= options.max_seconds / 2) break;
-    }
+    if (absl::Status status = WarmUp(run, options); !status.ok()) return status;
   }
   std::vector<std::vector<double>> times(count);
   const int max_runs = std::max(options.max_runs, 1);
