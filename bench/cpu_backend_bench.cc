@@ -251,8 +251,12 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
   // Skips the draw that once picked decision_ms's alternative, so that the
   // samples stay those of the ranking figures reported before.
   if (alternatives > 0) rng.discard(1);
-  std::vector<std::pair<std::string, std::unique_ptr<Module>>> variants;
-  std::vector<std::unique_ptr<CpuExecutable>> variant_executables;
+  struct Variant {
+    std::string name;
+    std::unique_ptr<Module> module;
+    std::unique_ptr<CpuExecutable> executable;
+  };
+  std::vector<Variant> variants;
   if (alternatives > 0 && mf->median_seconds < 0.1) {
     for (int variant = 0; variant < 4; ++variant) {
       const double p = 0.25 * (variant + 1);
@@ -264,8 +268,7 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
       if (!m.ok()) continue;
       absl::StatusOr<std::unique_ptr<CpuExecutable>> e = CpuExecutable::Compile(**m, *u->compiler);
       if (!e.ok()) continue;
-      variants.emplace_back(absl::StrCat("p", p), *std::move(m));
-      variant_executables.push_back(*std::move(e));
+      variants.push_back({absl::StrCat("p", p), *std::move(m), *std::move(e)});
     }
   }
   if (variants.empty()) {
@@ -277,8 +280,8 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
     std::vector<std::function<absl::Status()>> runs = {
         [&] { return u->executable->Execute(leaves); },
         [&] { return f->executable->Execute(leaves); }};
-    for (const std::unique_ptr<CpuExecutable>& e : variant_executables) {
-      runs.push_back([&e, &leaves] { return e->Execute(leaves); });
+    for (const Variant& v : variants) {
+      runs.push_back([&v, &leaves] { return v.executable->Execute(leaves); });
     }
     absl::StatusOr<std::vector<Measurement>> r =
         MeasureInterleaved(runs, quick, DeviceTimingMutex("cpu"));
@@ -286,8 +289,8 @@ void BM_CorpusModule(benchmark::State& state, const std::filesystem::path& path,
       AddRankSample(module_number, "unfused", (*r)[0].median_seconds, **unfused);
       AddRankSample(module_number, "default", (*r)[1].median_seconds, **fused);
       for (size_t i = 0; i < variants.size(); ++i) {
-        AddRankSample(module_number, variants[i].first, (*r)[i + 2].median_seconds,
-                      *variants[i].second);
+        AddRankSample(module_number, variants[i].name, (*r)[i + 2].median_seconds,
+                      *variants[i].module);
       }
     }
   }
