@@ -35,6 +35,16 @@
 // `load1` is the 1-minute load average when the benchmark ended: the
 // figures are only comparable on an idle machine.
 //
+// Two switches for BM_PoolSteps (both print to stderr and slow it down, so
+// leave them off for speed figures):
+//   HLOGYM_BENCH_OBS_DIGEST=1   hashes every row's whole observation arrays
+//       and step results after every pool step and prints the digest: a
+//       change to how rows are written must leave it as it was
+//   HLOGYM_BENCH_PER_MODULE=1   prints, per corpus module, its share of the
+//       mix's env steps and their mean time (the scheduler's per-env timing:
+//       the env step plus the row write; autoreset steps apart), which is
+//       what the mix's mean step cost is made of
+//
 //   build/bench/hlogym_env_pool_bench --benchmark_filter='BM_PoolSteps|BM_StepLatency'
 //   HLOGYM_BENCH_MEMORY_STEPS=1000 build/bench/hlogym_env_pool_bench --benchmark_filter=BM_PoolMemory
 //   PYTHONPATH=python .venv/bin/python bench/env_pool_python_loop.py   (the Python comparison)
@@ -43,6 +53,7 @@
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <malloc.h>
 #include <memory>
@@ -118,6 +129,85 @@ int64_t CountErrors(const Batch& batch) {
   return n;
 }
 
+bool EnvFlag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] != '\0' && v[0] != '0';
+}
+
+// A 64-bit FNV-1a style hash over 8-byte words (rows are 8-byte multiples
+// but for the bool arrays; a tail is hashed byte by byte). Not absl::Hash:
+// its seed changes from run to run.
+uint64_t HashBytes(uint64_t h, const uint8_t* p, int64_t n) {
+  constexpr uint64_t kPrime = 0x100000001b3ull;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * kPrime;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * kPrime;
+  return h;
+}
+
+// Every array's row of every env, in env order (HLOGYM_BENCH_OBS_DIGEST).
+uint64_t HashBatch(uint64_t h, const Batch& batch) {
+  for (int64_t e = 0; e < batch.size(); ++e) {
+    for (const BatchArray& a : batch.arrays()) {
+      const int64_t per_row = a.bytes() / a.shape[0];
+      h = HashBytes(h, a.data.get() + e * per_row, per_row);
+    }
+  }
+  return h;
+}
+
+// Per module: env steps taken on it in the mix and their seconds
+// (HLOGYM_BENCH_PER_MODULE).
+struct ModuleMix {
+  std::vector<int64_t> steps;
+  std::vector<double> seconds;
+  int64_t resets = 0;
+  double reset_seconds = 0;
+
+  explicit ModuleMix(int64_t modules) : steps(modules), seconds(modules) {}
+
+  // `before` holds the rows the envs stepped from: an env whose row there
+  // ended its episode reset this step.
+  void Add(const Batch& before, const StepSchedule& schedule) {
+    for (int64_t e = 0; e < before.size(); ++e) {
+      const int32_t b = before.benchmark(e);
+      if (before.terminated(e) || before.truncated(e) || b < 0) {
+        ++resets;
+        reset_seconds += schedule.last_seconds(e);
+        continue;
+      }
+      ++steps[b];
+      seconds[b] += schedule.last_seconds(e);
+    }
+  }
+
+  void Print(const char* what, const BenchmarkSet& set) const {
+    int64_t total = resets;
+    double total_s = reset_seconds;
+    for (size_t b = 0; b < steps.size(); ++b) {
+      total += steps[b];
+      total_s += seconds[b];
+    }
+    std::fprintf(stderr, "%s: per module (%lld env steps, mean %.3f ms)\n", what,
+                 static_cast<long long>(total), total > 0 ? 1e3 * total_s / total : 0.0);
+    std::fprintf(stderr, "  %-40s %7s %7s %9s %8s\n", "module", "steps", "share", "mean_ms",
+                 "time%");
+    auto row = [&](const std::string& name, int64_t n, double s) {
+      std::fprintf(stderr, "  %-40s %7lld %6.1f%% %9.3f %7.1f%%\n", name.c_str(),
+                   static_cast<long long>(n), 100.0 * n / std::max<int64_t>(total, 1),
+                   n > 0 ? 1e3 * s / n : 0.0, 100.0 * s / std::max(total_s, 1e-12));
+    };
+    for (size_t b = 0; b < steps.size(); ++b) {
+      row(set.name(static_cast<int64_t>(b)), steps[b], seconds[b]);
+    }
+    row("(autoreset steps)", resets, reset_seconds);
+  }
+};
+
 // CPU seconds of the whole process (every thread).
 double ProcessCpuSeconds() {
   timespec ts{};
@@ -140,13 +230,20 @@ void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
   int64_t errors = 0;
   double env_s = 0, busiest_s = 0, two_thread_s = 0;
   std::vector<double> thread_s(threads);
+  const bool digest = EnvFlag("HLOGYM_BENCH_OBS_DIGEST");
+  uint64_t hash = digest ? HashBatch(0xcbf29ce484222325ull, *batch) : 0;
+  ModuleMix mix(EnvFlag("HLOGYM_BENCH_PER_MODULE") ? corpus.set->size() : 0);
   const double cpu_start = ProcessCpuSeconds();
   const auto wall_start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     RandomActions(*batch, width, rng, actions);
+    std::shared_ptr<Batch> before = std::move(batch);
     batch = pool->Step(actions).value();
     errors += CountErrors(*batch);
     const StepSchedule& schedule = pool->schedule();
+    if (!mix.steps.empty()) mix.Add(*before, schedule);
+    before.reset();
+    if (digest) hash = HashBatch(hash, *batch);
     double sum = 0, longest = 0;
     std::fill(thread_s.begin(), thread_s.end(), 0.0);
     for (int64_t e = 0; e < num_envs; ++e) {
@@ -171,6 +268,13 @@ void BM_PoolSteps(benchmark::State& state, int64_t num_envs, int threads) {
   state.counters["x2_bound"] = env_s / two_thread_s;
   state.counters["errors"] = static_cast<double>(errors);
   state.counters["load1"] = bench::LoadAverage();
+  const std::string name = "BM_PoolSteps/envs:" + std::to_string(num_envs) +
+                           "/threads:" + std::to_string(threads);
+  if (digest) {
+    std::fprintf(stderr, "%s: observation digest %016llx\n", name.c_str(),
+                 static_cast<unsigned long long>(hash));
+  }
+  if (!mix.steps.empty()) mix.Print(name.c_str(), *corpus.set);
 }
 
 void BM_PoolAsync(benchmark::State& state, int64_t num_envs, int64_t batch_size, int threads) {

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "core/features/attribute_features.h"
-#include "core/ir/node_order.h"
 
 namespace hlogym {
 namespace {
@@ -38,39 +38,122 @@ struct Edge {
   EdgeType type;
 };
 
+// The graph in node order with the lookups the arrays need. One per thread,
+// reused: a pool writes an observation per env step, and fresh vectors and a
+// hash map of up to 32K instructions were a malloc (often a
+// malloc_consolidate) each, for every one of them.
 struct Graph {
-  std::vector<Instruction*> nodes;
-  absl::flat_hash_map<const Instruction*, int32_t> index;
+  std::vector<Instruction*> nodes;   // NodeOrder
+  std::vector<int32_t> computation;  // per node: its computation's index in module order
+  std::vector<int32_t> first_edge;   // per node, and one past: CSR offsets by target
+  std::vector<uint8_t> candidate;    // per node: operand k>0 of an alternatives node
   std::vector<Edge> edges;
   std::vector<int32_t> alternatives;  // node indices
+
+  // Node index by instruction: by unique id where the nodes' ids are
+  // distinct and dense enough (the usual case inside a module), else hashed
+  // by address. Both give the same indices.
+  std::vector<int32_t> by_id;
+  int64_t id_base = 0;
+  bool use_map = false;
+  absl::flat_hash_map<const Instruction*, int32_t> by_address;
+
+  // -1 when `inst` is no node of the graph.
+  int32_t Find(const Instruction* inst) const {
+    if (use_map) {
+      auto it = by_address.find(inst);
+      return it == by_address.end() ? -1 : it->second;
+    }
+    const int64_t slot = inst->unique_id() - id_base;
+    if (slot < 0 || slot >= static_cast<int64_t>(by_id.size())) return -1;
+    const int32_t i = by_id[static_cast<size_t>(slot)];
+    // An instruction from elsewhere may share an id with a node.
+    return i >= 0 && nodes[static_cast<size_t>(i)] == inst ? i : -1;
+  }
+  // For operands and control predecessors, which are always nodes (throws
+  // std::out_of_range otherwise, as a map's at() would).
+  int32_t At(const Instruction* inst) const {
+    const int32_t i = Find(inst);
+    if (i < 0) throw std::out_of_range("operand outside the module's computations");
+    return i;
+  }
+  void Index();
 };
 
-Graph BuildGraph(const Module& module) {
-  Graph g;
-  g.nodes = NodeOrder(module);
-  g.index.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    g.index[g.nodes[i]] = static_cast<int32_t>(i);
+void Graph::Index() {
+  const int64_t n = static_cast<int64_t>(nodes.size());
+  use_map = false;
+  by_id.clear();
+  if (n == 0) return;
+  int64_t lo = nodes.front()->unique_id(), hi = lo;
+  for (const Instruction* inst : nodes) {
+    lo = std::min(lo, inst->unique_id());
+    hi = std::max(hi, inst->unique_id());
   }
-  for (size_t t = 0; t < g.nodes.size(); ++t) {
+  if (lo >= 0 && hi - lo < 64 * n + 4096) {
+    id_base = lo;
+    by_id.assign(static_cast<size_t>(hi - lo + 1), -1);
+    bool distinct = true;
+    for (int64_t i = 0; i < n && distinct; ++i) {
+      int32_t& slot = by_id[static_cast<size_t>(nodes[i]->unique_id() - lo)];
+      distinct = slot < 0;
+      slot = static_cast<int32_t>(i);
+    }
+    if (distinct) return;
+  }
+  use_map = true;
+  by_address.clear();
+  by_address.reserve(nodes.size());
+  for (int64_t i = 0; i < n; ++i) by_address[nodes[i]] = static_cast<int32_t>(i);
+}
+
+// The calling thread's graph of `module` (valid until its next call).
+const Graph& BuildGraph(const Module& module) {
+  thread_local Graph g;
+  g.nodes.clear();
+  g.computation.clear();
+  g.first_edge.clear();
+  g.edges.clear();
+  g.alternatives.clear();
+  // NodeOrder, with each node's computation noted on the way.
+  g.nodes.reserve(module.instruction_count());
+  g.computation.reserve(module.instruction_count());
+  const auto& computations = module.computations();
+  for (size_t c = 0; c < computations.size(); ++c) {
+    for (Instruction* inst : computations[c]->MakePostOrder()) {
+      g.nodes.push_back(inst);
+      g.computation.push_back(static_cast<int32_t>(c));
+    }
+  }
+  g.Index();
+  const size_t n = g.nodes.size();
+  g.candidate.assign(n, 0);
+  g.first_edge.reserve(n + 1);
+  for (size_t t = 0; t < n; ++t) {
+    g.first_edge.push_back(static_cast<int32_t>(g.edges.size()));
     const Instruction* inst = g.nodes[t];
     const int32_t target = static_cast<int32_t>(t);
     const bool is_alt = inst->opcode() == Opcode::kAlternatives;
     if (is_alt) g.alternatives.push_back(target);
     for (int64_t k = 0; k < inst->operand_count(); ++k) {
-      EdgeType type = is_alt && k > 0 ? EdgeType::kCandidate : EdgeType::kOperand;
-      g.edges.push_back({g.index.at(inst->operand(k)), target,
-                         static_cast<int32_t>(k), type});
+      const int32_t source = g.At(inst->operand(k));
+      EdgeType type = EdgeType::kOperand;
+      if (is_alt && k > 0) {
+        type = EdgeType::kCandidate;
+        g.candidate[source] = 1;
+      }
+      g.edges.push_back({source, target, static_cast<int32_t>(k), type});
     }
     for (const Computation* callee : inst->called_computations()) {
       if (callee == nullptr || callee->root() == nullptr) continue;
-      auto it = g.index.find(callee->root());
-      if (it != g.index.end()) g.edges.push_back({it->second, target, -1, EdgeType::kCall});
+      const int32_t root = g.Find(callee->root());
+      if (root >= 0) g.edges.push_back({root, target, -1, EdgeType::kCall});
     }
     for (const Instruction* pred : inst->control_predecessors()) {
-      g.edges.push_back({g.index.at(pred), target, -1, EdgeType::kControl});
+      g.edges.push_back({g.At(pred), target, -1, EdgeType::kControl});
     }
   }
+  g.first_edge.push_back(static_cast<int32_t>(g.edges.size()));
   return g;
 }
 
@@ -94,6 +177,35 @@ void ClearPrefix(const FeatureLimits& l, const ObservationView& v, const GraphCo
   std::fill_n(v.alt_mask, a * l.max_choices, 0);
 }
 
+// Writes padding over nodes [from.nodes, to.nodes), edges [from.edges,
+// to.edges) and slots [from.alternatives, to.alternatives): what the last
+// write used past this one. in_edge_offsets is not touched.
+void ClearBetween(const FeatureLimits& l, const ObservationView& v, const GraphCounts& from,
+                  const GraphCounts& to) {
+  const int64_t n0 = from.nodes, n1 = std::min(to.nodes, l.max_nodes);
+  const int64_t e0 = from.edges, e1 = std::min(to.edges, l.max_edges);
+  const int64_t a0 = from.alternatives, a1 = std::min(to.alternatives, l.max_alternatives);
+  if (n1 > n0) {
+    std::fill(v.node_features + n0 * kNodeFeatureCount, v.node_features + n1 * kNodeFeatureCount,
+              0.f);
+    std::fill(v.node_opcode + n0, v.node_opcode + n1, -1);
+    std::fill(v.node_mask + n0, v.node_mask + n1, 0);
+  }
+  if (e1 > e0) {
+    std::fill(v.edge_index + e0, v.edge_index + e1, -1);
+    std::fill(v.edge_index + l.max_edges + e0, v.edge_index + l.max_edges + e1, -1);
+    std::fill(v.edge_features + e0 * kEdgeFeatureCount, v.edge_features + e1 * kEdgeFeatureCount,
+              0.f);
+    std::fill(v.edge_mask + e0, v.edge_mask + e1, 0);
+  }
+  if (a1 > a0) {
+    std::fill(v.alt_nodes + a0, v.alt_nodes + a1, -1);
+    std::fill(v.alt_valid + a0, v.alt_valid + a1, 0);
+    std::fill(v.alt_num_choices + a0, v.alt_num_choices + a1, 0);
+    std::fill(v.alt_mask + a0 * l.max_choices, v.alt_mask + a1 * l.max_choices, 0);
+  }
+}
+
 GraphCounts Whole(const FeatureLimits& l) {
   return {l.max_nodes, l.max_edges, l.max_alternatives};
 }
@@ -101,7 +213,7 @@ GraphCounts Whole(const FeatureLimits& l) {
 }  // namespace
 
 GraphCounts CountGraph(const Module& module) {
-  Graph g = BuildGraph(module);
+  const Graph& g = BuildGraph(module);
   return {static_cast<int64_t>(g.nodes.size()), static_cast<int64_t>(g.edges.size()),
           static_cast<int64_t>(g.alternatives.size())};
 }
@@ -118,7 +230,7 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const ObservationView& view,
                                              GraphCounts* extent) {
   const GraphCounts last = extent != nullptr ? *extent : Whole(limits);
-  Graph g = BuildGraph(module);
+  const Graph& g = BuildGraph(module);
   const int64_t n = static_cast<int64_t>(g.nodes.size());
   const int64_t e = static_cast<int64_t>(g.edges.size());
   const int64_t a = static_cast<int64_t>(g.alternatives.size());
@@ -141,25 +253,18 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                      limits.max_choices);
     }
   }
-  // Everything this write leaves alone past its counts is padding already.
-  ClearPrefix(limits, view,
-              {std::max(n, last.nodes), std::max(e, last.edges), std::max(a, last.alternatives)});
+  // Each node, edge and slot of the graph is written whole below (its row
+  // zeroed first where not every column is set); past them, padding goes
+  // only over what the last write used. Everything further is padding
+  // already. Writing in one pass, rather than clearing the prefix and
+  // writing it again, touches each byte once.
+  ClearBetween(limits, view, {n, e, a}, last);
   if (extent != nullptr) *extent = GraphCounts{n, e, a};
-
-  // Operands k>0 of alternatives nodes are candidate roots.
-  absl::flat_hash_set<const Instruction*> candidates;
-  for (int32_t node : g.alternatives) {
-    const Instruction* alt = g.nodes[node];
-    for (int64_t k = 1; k < alt->operand_count(); ++k) candidates.insert(alt->operand(k));
-  }
-  absl::flat_hash_map<const Computation*, int32_t> computation_index;
-  for (size_t i = 0; i < module.computations().size(); ++i) {
-    computation_index[module.computations()[i].get()] = static_cast<int32_t>(i);
-  }
 
   for (int64_t i = 0; i < n; ++i) {
     const Instruction* inst = g.nodes[i];
     float* f = view.node_features + i * kNodeFeatureCount;
+    std::fill_n(f, kNodeAttrs, 0.f);  // EncodeAttributes writes all its columns
     const Shape& shape = inst->shape();
     f[kNodeOpcode] = static_cast<float>(inst->opcode());
     PutShape(shape, &f[kNodeElementType], &f[kNodeRank], &f[kNodeDims],
@@ -168,19 +273,18 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
     f[kNodeTupleSize] = shape.IsTuple() ? static_cast<float>(shape.tuple_size()) : 0.f;
     const Computation* comp = inst->parent();
     f[kNodeInFusion] = comp->IsFusionComputation() ? 1.f : 0.f;
-    f[kNodeComputation] = static_cast<float>(computation_index.at(comp));
+    f[kNodeComputation] = static_cast<float>(g.computation[i]);
     f[kNodeIsEntry] = comp->IsEntry() ? 1.f : 0.f;
     f[kNodeIsRoot] = inst->IsRoot() ? 1.f : 0.f;
     f[kNodeOperandCount] = static_cast<float>(inst->operand_count());
     f[kNodeUserCount] = static_cast<float>(inst->user_count());
     f[kNodeIsAlternatives] = inst->opcode() == Opcode::kAlternatives ? 1.f : 0.f;
-    f[kNodeIsCandidate] = candidates.contains(inst) ? 1.f : 0.f;
+    f[kNodeIsCandidate] = g.candidate[i] ? 1.f : 0.f;
     EncodeAttributes(*inst, f + kNodeAttrs);
     view.node_opcode[i] = static_cast<int32_t>(inst->opcode());
     view.node_mask[i] = 1;
   }
 
-  int32_t* offsets = view.in_edge_offsets;
   for (int64_t j = 0; j < e; ++j) {
     const Edge& edge = g.edges[j];
     view.edge_index[j] = edge.source;
@@ -189,13 +293,27 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
     float* f = view.edge_features + j * kEdgeFeatureCount;
     f[kEdgeOperandIndex] = static_cast<float>(edge.operand_index);
     f[kEdgeType] = static_cast<float>(edge.type);
-    PutShape(g.nodes[edge.source]->shape(), &f[kEdgeElementType], &f[kEdgeRank],
-             &f[kEdgeDims], &f[kEdgeLogElements]);
-    ++offsets[edge.target + 1];
+    // The producer's shape columns, as PutShape wrote them into its node's
+    // row above (no second log2 per edge).
+    const float* p = view.node_features + static_cast<int64_t>(edge.source) * kNodeFeatureCount;
+    f[kEdgeElementType] = p[kNodeElementType];
+    f[kEdgeRank] = p[kNodeRank];
+    f[kEdgeLogElements] = p[kNodeLogElements];
+    std::copy_n(p + kNodeDims, kMaxFeatureDims, f + kEdgeDims);
   }
-  // Edges are grouped by target already; prefix sums give the CSR offsets,
-  // and padding nodes get empty ranges at the end.
-  for (int64_t i = 0; i < limits.max_nodes; ++i) offsets[i + 1] += offsets[i];
+
+  // CSR offsets by target (edges are grouped by target in node order);
+  // padding nodes get empty ranges at the end, so every entry past the
+  // graph's nodes holds its edge count. Past the last write's nodes they
+  // hold its edge count already.
+  int32_t* offsets = view.in_edge_offsets;
+  std::copy(g.first_edge.begin(), g.first_edge.end(), offsets);
+  const int64_t written_tail = std::min(std::max(n, last.nodes), limits.max_nodes);
+  std::fill(offsets + n + 1, offsets + written_tail + 1, static_cast<int32_t>(e));
+  if (last.edges != e) {
+    std::fill(offsets + written_tail + 1, offsets + limits.max_nodes + 1,
+              static_cast<int32_t>(e));
+  }
 
   for (int64_t s = 0; s < a; ++s) {
     const int32_t node = g.alternatives[s];
@@ -203,7 +321,9 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
     view.alt_nodes[s] = node;
     view.alt_valid[s] = 1;
     view.alt_num_choices[s] = static_cast<int32_t>(k);
-    std::fill_n(view.alt_mask + s * limits.max_choices, k, 1);
+    uint8_t* mask = view.alt_mask + s * limits.max_choices;
+    std::fill_n(mask, k, 1);
+    std::fill(mask + k, mask + limits.max_choices, 0);
   }
   return GraphCounts{n, e, a};
 }

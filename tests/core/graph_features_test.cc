@@ -145,6 +145,39 @@ TEST(GraphFeaturesTest, AlternativesAreListedWithTheirMasks) {
   EXPECT_TRUE(found);
 }
 
+// Nodes are found by unique id where the module's ids are distinct and dense,
+// else by address: ids far apart, or shared, give the same observation.
+TEST(GraphFeaturesTest, SparseOrSharedUniqueIdsGiveTheSameObservation) {
+  auto module = MakeModule();
+  OfferCopyPass pass;
+  ASSERT_EQ(RunDryPass(pass, *module).value(), 1);
+  const FeatureLimits limits{8, 8, 2, 3};
+  Buffers dense(limits);
+  ASSERT_TRUE(WriteObservation(*module, limits, dense.view()).ok());
+  const std::vector<Instruction*> order = NodeOrder(*module);
+  ASSERT_GE(order.size(), 4u);
+  auto expect_same = [&](const char* what) {
+    Buffers b(limits);
+    ASSERT_TRUE(WriteObservation(*module, limits, b.view()).ok()) << what;
+    EXPECT_EQ(b.node_features, dense.node_features) << what;
+    EXPECT_EQ(b.edge_index, dense.edge_index) << what;
+    EXPECT_EQ(b.edge_features, dense.edge_features) << what;
+    EXPECT_EQ(b.in_edge_offsets, dense.in_edge_offsets) << what;
+    EXPECT_EQ(b.alt_nodes, dense.alt_nodes) << what;
+    EXPECT_EQ(b.alt_mask, dense.alt_mask) << what;
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i]->set_unique_id(static_cast<int64_t>(i) * 1000000);
+  }
+  expect_same("ids a million apart");
+  for (Instruction* inst : order) inst->set_unique_id(5);
+  expect_same("one id shared by all");
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i]->set_unique_id(static_cast<int64_t>(order.size() - i));
+  }
+  expect_same("ids reversed");
+}
+
 TEST(GraphFeaturesTest, GraphsThatDoNotFitAreErrorsNamingTheLimit) {
   auto module = MakeModule();
   Buffers b(FeatureLimits{2, 8, 2, 3});

@@ -65,6 +65,36 @@ TEST(BatchTest, RewritingARowClearsWhatTheLastWriteUsed) {
   EXPECT_EQ(reused.fingerprint(0), 0u);
 }
 
+// Every order of graph sizes (nodes, edges and alternatives growing and
+// shrinking, a graph written over itself, an empty row): a reused row ends
+// up byte for byte as a fresh one. The last write's edge count matters too:
+// in_edge_offsets past the nodes holds it, and is rewritten when it changes.
+TEST(BatchTest, EveryOrderOfGraphSizesLeavesWhatAFreshWriteLeaves) {
+  const FeatureLimits limits{64, 128, 8, 4};
+  std::vector<std::unique_ptr<Module>> graphs;
+  for (int chains : {1, 2, 4}) graphs.push_back(Offered(chains));
+  // The plain module (no alternatives): same nodes as none of the others.
+  graphs.push_back(*ParseModule(DoubleNegationHlo(3, 16)));
+  for (size_t first = 0; first < graphs.size(); ++first) {
+    for (size_t second = 0; second < graphs.size(); ++second) {
+      Batch reused(1, limits);
+      ASSERT_TRUE(
+          WriteObservation(*graphs[first], limits, reused.Observation(0), reused.extent(0)).ok());
+      ASSERT_TRUE(
+          WriteObservation(*graphs[second], limits, reused.Observation(0), reused.extent(0)).ok());
+      Batch fresh(1, limits);
+      ASSERT_TRUE(WriteObservation(*graphs[second], limits, fresh.Observation(0)).ok());
+      ExpectSameObservation(reused, 0, fresh,
+                            "graph " + std::to_string(second) + " after " + std::to_string(first));
+      // And after a cleared row.
+      reused.ClearRow(0);
+      ASSERT_TRUE(
+          WriteObservation(*graphs[second], limits, reused.Observation(0), reused.extent(0)).ok());
+      ExpectSameObservation(reused, 0, fresh, "graph " + std::to_string(second) + " after a clear");
+    }
+  }
+}
+
 // Resident pages among the whole pages of [begin, end).
 int64_t ResidentPages(const uint8_t* begin, const uint8_t* end) {
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
