@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "envs/hlo_rewrite_env.h"
+#include "envs/runtime_source.h"
 
 namespace hlogym {
 
@@ -24,10 +25,21 @@ class Agent {
   virtual absl::StatusOr<std::vector<int64_t>> Act(const HloRewriteEnv& env) = 0;
 };
 
+// What an agent may use besides the env it is shown.
+struct AgentContext {
+  // A measured runtime source (cpu, gpu) for agents with a measurement
+  // budget (search(measure=k)), for when the env's rewards come from the
+  // cost model: the episodes plan on the model and time a few candidates
+  // here. Null: such agents time on the env's own source where it is
+  // measured, and not at all where it is deterministic.
+  std::shared_ptr<RuntimeSource> measured;
+};
+
 // Makes a built-in agent from a spec "name" or "name(key=value, ...)":
 // random, greedy, xla, search. Unknown names and options are errors that list
 // what exists.
-absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64_t seed);
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64_t seed,
+                                                 const AgentContext& context = {});
 
 // Names of the built-in agents, for help texts and error messages.
 std::vector<std::string> AgentNames();

@@ -19,7 +19,8 @@
 namespace hlogym {
 namespace {
 
-using Factory = std::function<absl::StatusOr<std::unique_ptr<Agent>>(PassOptions&, uint64_t)>;
+using Factory = std::function<absl::StatusOr<std::unique_ptr<Agent>>(
+    PassOptions&, uint64_t, const AgentContext&)>;
 
 struct AgentEntry {
   std::string name;
@@ -39,18 +40,21 @@ absl::StatusOr<int64_t> PositiveInt(PassOptions& options, std::string_view key,
 const std::vector<AgentEntry>& Entries() {
   static const auto* entries = new std::vector<AgentEntry>{
       {"greedy",
-       [](PassOptions& options, uint64_t) -> absl::StatusOr<std::unique_ptr<Agent>> {
+       [](PassOptions& options, uint64_t,
+          const AgentContext&) -> absl::StatusOr<std::unique_ptr<Agent>> {
          GreedyOptions greedy;
          ASSIGN_OR_RETURN(int64_t percent, options.GetInt("tolerance_percent", -1));
          greedy.tolerance = percent < 0 ? -1.0 : static_cast<double>(percent) / 100.0;
          return std::make_unique<GreedyAgent>(greedy);
        }},
       {"random",
-       [](PassOptions&, uint64_t seed) -> absl::StatusOr<std::unique_ptr<Agent>> {
+       [](PassOptions&, uint64_t seed,
+          const AgentContext&) -> absl::StatusOr<std::unique_ptr<Agent>> {
          return std::make_unique<RandomAgent>(seed);
        }},
       {"search",
-       [](PassOptions& options, uint64_t seed) -> absl::StatusOr<std::unique_ptr<Agent>> {
+       [](PassOptions& options, uint64_t seed,
+          const AgentContext& context) -> absl::StatusOr<std::unique_ptr<Agent>> {
          SearchOptions search;
          ASSIGN_OR_RETURN(search.budget, PositiveInt(options, "budget", search.budget));
          ASSIGN_OR_RETURN(search.beam, PositiveInt(options, "beam", search.beam));
@@ -64,10 +68,17 @@ const std::vector<AgentEntry>& Entries() {
            return absl::InvalidArgumentError(
                absl::StrCat("agent option `branch` must be >= 0, got ", search.branch));
          }
-         return std::make_unique<SearchAgent>(search, seed);
+         ASSIGN_OR_RETURN(search.measure, options.GetInt("measure", search.measure));
+         if (search.measure < 0 || search.measure > SearchOptions::kMaxMeasure) {
+           return absl::InvalidArgumentError(
+               absl::StrCat("agent option `measure` (end states timed on the measured source, "
+                            "0: none) must be in [0, ",
+                            SearchOptions::kMaxMeasure, "], got ", search.measure));
+         }
+         return std::make_unique<SearchAgent>(search, seed, context.measured);
        }},
       {"xla",
-       [](PassOptions&, uint64_t) -> absl::StatusOr<std::unique_ptr<Agent>> {
+       [](PassOptions&, uint64_t, const AgentContext&) -> absl::StatusOr<std::unique_ptr<Agent>> {
          return std::make_unique<XlaAgent>();
        }},
   };
@@ -82,7 +93,8 @@ std::vector<std::string> AgentNames() {
   return names;
 }
 
-absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64_t seed) {
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64_t seed,
+                                                 const AgentContext& context) {
   absl::string_view text = absl::StripAsciiWhitespace(spec);
   absl::string_view name = text;
   absl::string_view args;
@@ -97,7 +109,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& spec, uint64
   for (const AgentEntry& entry : Entries()) {
     if (entry.name != name) continue;
     ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(std::string(args), "agent"));
-    ASSIGN_OR_RETURN(std::unique_ptr<Agent> made, entry.make(options, seed));
+    ASSIGN_OR_RETURN(std::unique_ptr<Agent> made, entry.make(options, seed, context));
     RETURN_IF_ERROR(options.CheckAllUsed(std::string(name)));
     return made;
   }

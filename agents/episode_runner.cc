@@ -79,9 +79,10 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
 absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
     const HloRewriteEnv& prototype, const std::string& agent_spec,
     const std::vector<EpisodeTask>& tasks, int parallelism,
-    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits) {
+    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits,
+    const AgentContext& context) {
   // A bad spec fails before any episode starts.
-  RETURN_IF_ERROR(MakeAgent(agent_spec, 0).status());
+  RETURN_IF_ERROR(MakeAgent(agent_spec, 0, context).status());
   for (const EpisodeTask& task : tasks) {
     if (task.benchmark < 0 || task.benchmark >= prototype.benchmarks().size()) {
       return absl::OutOfRangeError(absl::StrCat("benchmark index ", task.benchmark,
@@ -97,7 +98,8 @@ absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
   arena.execute([&] {
     ParallelForEach(0, static_cast<int64_t>(tasks.size()), [&](int64_t i) {
       absl::StatusOr<EpisodeResult> result = [&]() -> absl::StatusOr<EpisodeResult> {
-        ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(agent_spec, tasks[i].seed));
+        ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent,
+                         MakeAgent(agent_spec, tasks[i].seed, context));
         std::unique_ptr<HloRewriteEnv> env = prototype.Fork();
         return RunEpisode(*agent, *env, tasks[i].benchmark, tasks[i].seed, limits);
       }();

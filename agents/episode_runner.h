@@ -63,7 +63,7 @@ struct EpisodeTask {
 };
 
 // Runs every task, up to `parallelism` at a time (0: all cores), each with
-// its own agent MakeAgent(agent_spec, task.seed) on its own fork of
+// its own agent MakeAgent(agent_spec, task.seed, context) on its own fork of
 // `prototype`. `on_done` (may be empty) is called once per finished episode,
 // never concurrently, also for failed episodes. Results are in task order; an
 // episode that fails has its `error` set and the others still run; only a
@@ -71,6 +71,7 @@ struct EpisodeTask {
 absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
     const HloRewriteEnv& prototype, const std::string& agent_spec,
     const std::vector<EpisodeTask>& tasks, int parallelism,
-    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits = {});
+    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits = {},
+    const AgentContext& context = {});
 
 }  // namespace hlogym

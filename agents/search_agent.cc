@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "agents/choice_groups.h"
 #include "core/base/status_macros.h"
+#include "core/ir/fingerprint.h"
 #include "core/rewrite/decisions.h"
 
 namespace hlogym {
@@ -22,19 +23,30 @@ bool Done(const HloRewriteEnv& env) {
 // stays as it was) ends that line of planning, not the plan.
 bool AtGraphLimit(const absl::Status& status) { return absl::IsResourceExhausted(status); }
 
+// The least a measured state must gain over xla's to be chosen instead.
+constexpr double kMinMeasuredGain = 0.02;
+// Timed runs each of xla's and the chosen state needs: with fewer, the
+// spread says nothing (one run has none) and a single slow or fast run
+// would decide.
+constexpr int kMinMeasuredRuns = 3;
+
+}  // namespace
+
 // A state reached on a fork, with the steps that led there from the root.
-struct Node {
+struct SearchAgent::Node {
   std::unique_ptr<HloRewriteEnv> env;
   std::vector<std::vector<int64_t>> path;
   std::vector<uint64_t> fingerprints;  // before each step of `path`
-};
 
-}  // namespace
+  Node Copy() const { return Node{env->Fork(), path, fingerprints}; }
+};
 
 std::string SearchAgent::name() const {
   return absl::StrCat("search(budget=", options_.budget, ", beam=", options_.beam,
                       ", branch=", options_.branch,
-                      options_.seconds > 0 ? absl::StrCat(", seconds=", options_.seconds) : "", ")");
+                      options_.seconds > 0 ? absl::StrCat(", seconds=", options_.seconds) : "",
+                      options_.measure > 0 ? absl::StrCat(", measure=", options_.measure) : "",
+                      ")");
 }
 
 absl::StatusOr<std::vector<int64_t>> SearchAgent::Act(const HloRewriteEnv& env) {
@@ -67,9 +79,35 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     return options_.seconds > 0 &&
            std::chrono::steady_clock::now() - start > std::chrono::seconds(options_.seconds);
   };
+  // Where the plan's candidates are timed, if anywhere.
+  RuntimeSource* measured = measured_ != nullptr ? measured_.get() : &env.benchmarks().runtime();
+  if (options_.measure <= 0 || measured->deterministic()) measured = nullptr;
+  last_measurement_ = {};
+
   Node best{env.Fork(), {}, {}};
   double best_runtime = env.info().current_runtime;
+  // The `measure` best distinct states by the env's runtimes, best first.
+  std::vector<Node> top;
+  auto keep = [&](const Node& node) {
+    if (measured == nullptr) return;
+    const double runtime = node.env->info().current_runtime;
+    const uint64_t fingerprint = node.env->info().fingerprint;
+    for (const Node& kept : top) {
+      if (kept.env->info().fingerprint == fingerprint) return;
+    }
+    if (static_cast<int64_t>(top.size()) >= options_.measure &&
+        runtime >= top.back().env->info().current_runtime) {
+      return;
+    }
+    auto at = std::upper_bound(top.begin(), top.end(), runtime, [](double r, const Node& n) {
+      return r < n.env->info().current_runtime;
+    });
+    top.insert(at, node.Copy());
+    if (static_cast<int64_t>(top.size()) > options_.measure) top.pop_back();
+  };
+  keep(best);
   auto consider = [&](const Node& node) {
+    keep(node);
     if (node.env->info().current_runtime < best_runtime) {
       best_runtime = node.env->info().current_runtime;
       best.path = node.path;
@@ -77,6 +115,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
       best.env = node.env->Fork();
     }
   };
+  // The seeds' end states (measured ones only): xla from the start, greedy,
+  // xla after greedy.
+  std::vector<Node> seed_ends;
   auto step = [&](const Node& from, const std::vector<int64_t>& choices)
       -> absl::StatusOr<Node> {
     Node child{from.env->Fork(), from.path, from.fingerprints};
@@ -96,6 +137,7 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   // Greedy stops fusing at a plateau (all-0 choices from then on leave the
   // module as it is); xla then carries on from there as a third seed.
   Node plateau{nullptr, {}, {}};
+  Node greedy_end{nullptr, {}, {}};
   {
     Node node{env.Fork(), {}, {}};
     while (!Done(*node.env)) {
@@ -112,6 +154,7 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
       ASSIGN_OR_RETURN(node, std::move(next));
       consider(node);
     }
+    if (measured != nullptr) greedy_end = (plateau.env != nullptr ? plateau : node).Copy();
   }
   std::vector<Node> xla_starts;
   xla_starts.push_back(Node{env.Fork(), {}, {}});
@@ -126,7 +169,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
       ASSIGN_OR_RETURN(node, std::move(next));
       consider(node);
     }
+    if (measured != nullptr) seed_ends.push_back(std::move(node));
   }
+  if (greedy_end.env != nullptr) seed_ends.insert(seed_ends.begin() + 1, std::move(greedy_end));
 
   // The beam.
   int64_t budget = options_.budget;
@@ -180,6 +225,27 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     beam = std::move(children);
   }
 
+  // Measured: the target is the fastest candidate there, against xla's.
+  if (measured != nullptr) {
+    std::vector<const Node*> candidates;
+    auto add = [&](const Node& node) {
+      for (const Node* c : candidates) {
+        if (c->env->info().fingerprint == node.env->info().fingerprint) return;
+      }
+      candidates.push_back(&node);
+    };
+    for (const Node& node : seed_ends) add(node);
+    for (const Node& node : top) add(node);
+    absl::StatusOr<size_t> chosen = ChooseByMeasurement(*measured, candidates);
+    if (chosen.ok()) {
+      const Node& target = *candidates[*chosen];
+      best_runtime = target.env->info().current_runtime;
+      best = target.Copy();
+    } else {
+      last_measurement_.error = std::string(chosen.status().message());
+    }
+  }
+
   // The plan: the path to the best state, then keeping the originals.
   plan_.clear();
   for (size_t i = 0; i < best.path.size(); ++i) {
@@ -190,6 +256,73 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   final_step_ = best.env->info().step;
   planned_runtime_ = best_runtime;
   return absl::OkStatus();
+}
+
+}  // namespace hlogym
+
+namespace hlogym {
+
+absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
+    RuntimeSource& source, const std::vector<const Node*>& candidates) {
+  SearchMeasurement& m = last_measurement_;
+  m.source = source.name();
+  // The modules the episode would end with: the state with the originals
+  // kept wherever alternatives are still offered (as RunEpisode does).
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<size_t> index;  // into candidates
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const HloRewriteEnv& env = *candidates[i]->env;
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                     CloneWithChoices(env.module(),
+                                      std::vector<int64_t>(env.choice_counts().size(), 0)));
+    // A candidate that does not compile there is no candidate; xla's is
+    // the reference, so without it there is nothing to choose against.
+    if (absl::Status status = source.Prepare(*module); !status.ok()) {
+      if (i == 0) {
+        return absl::Status(status.code(), absl::StrCat("the xla seed's end state does not "
+                                                        "compile on ", source.name(), ": ",
+                                                        status.message()));
+      }
+      continue;
+    }
+    m.fingerprints.push_back(Fingerprint(*module));
+    modules.push_back(std::move(module));
+    index.push_back(i);
+  }
+  if (modules.size() < 2) {  // nothing to choose between
+    m.chosen = 0;
+    return 0;
+  }
+  // xla's alone first: a module too slow for kMinMeasuredRuns runs within
+  // what the source spends on one cannot be decided on, and timing every
+  // candidate of it would cost the most.
+  ASSIGN_OR_RETURN(std::vector<Measurement> probe, source.MeasureInterleaved({modules[0].get()}));
+  if (probe[0].runs < kMinMeasuredRuns) {
+    m.fingerprints.resize(1);
+    m.median_seconds = {probe[0].median_seconds};
+    m.spreads = {probe[0].spread};
+    m.runs = {probe[0].runs};
+    m.chosen = 0;
+    return 0;
+  }
+  std::vector<const Module*> timed;
+  for (const std::unique_ptr<Module>& module : modules) timed.push_back(module.get());
+  ASSIGN_OR_RETURN(std::vector<Measurement> times, source.MeasureInterleaved(timed));
+  size_t fastest = 0;
+  for (size_t i = 0; i < times.size(); ++i) {
+    m.median_seconds.push_back(times[i].median_seconds);
+    m.spreads.push_back(times[i].spread);
+    m.runs.push_back(times[i].runs);
+    if (times[i].median_seconds < times[fastest].median_seconds) fastest = i;
+  }
+  const double noise =
+      std::max(kMinMeasuredGain, 0.5 * (times[fastest].spread + times[0].spread));
+  if (times[fastest].median_seconds >= times[0].median_seconds * (1 - noise) ||
+      std::min(times[fastest].runs, times[0].runs) < kMinMeasuredRuns) {
+    fastest = 0;
+  }
+  m.chosen = static_cast<int64_t>(fastest);
+  return index[fastest];
 }
 
 }  // namespace hlogym

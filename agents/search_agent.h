@@ -17,9 +17,30 @@
 // measurement); the seed rollouts (with the greedy policy's lookahead
 // evaluations) come on top, so a plan costs about one greedy episode plus
 // `budget` steps.
+//
+// Measurement budget (`measure` = k > 0): the env's runtimes may be a model
+// (the main job plans on the CPU cost model, which mis-ranks some plans).
+// Where a measured source is at hand (AgentContext::measured, else the env's
+// own source if it is measured), the plan's target is chosen by measuring
+// instead: the k best distinct states by the env's runtimes, and the end
+// states of the seeds (xla from the start, greedy, xla after greedy), are
+// compiled and timed against one another there (MeasureInterleaved: rounds
+// that rotate the order, so load changes hit all alike; not cached, so a
+// later Runtime() of the chosen module is a fresh measurement and not the
+// lucky draw that picked it). The xla seed's end state is the reference:
+// another state is chosen only when its median is below xla's by more than
+// the noise, max(2%, the mean of the two spreads (p90 - p10) / median), both
+// from at least 3 timed runs, and then the fastest one. xla's end is timed
+// alone first: a module too slow for 3 runs within the source's time per
+// module (max_seconds) keeps xla's end untimed against the others, which
+// would cost the most and decide nothing. Candidates that do not compile
+// there are dropped; if the xla seed's end does not (or the timing fails),
+// the plan keeps the best state by the env's runtimes. With a deterministic
+// source only, the option changes nothing.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +48,7 @@
 #include "agents/agent.h"
 #include "agents/greedy_agent.h"
 #include "agents/xla_agent.h"
+#include "envs/runtime_source.h"
 
 namespace hlogym {
 
@@ -38,16 +60,34 @@ struct SearchOptions {
   // seed that is running stops, xla carries on from there, and the beam
   // is skipped; the plan is the best state found so far.
   int64_t seconds = 0;
+  // End states timed on the measured source per plan, besides the seeds'
+  // (0: none; see above).
+  int64_t measure = 0;
+  static constexpr int64_t kMaxMeasure = 64;
+};
+
+// What the last plan's measurement found (empty when it measured nothing).
+struct SearchMeasurement {
+  std::string source;                 // the measured source's name
+  std::vector<uint64_t> fingerprints;  // of the end modules timed; [0] is xla's
+  std::vector<double> median_seconds;
+  std::vector<double> spreads;
+  std::vector<int> runs;               // timed runs each
+  int64_t chosen = -1;                // index of the plan's target, -1: none
+  std::string error;                  // why the measurement was not used
 };
 
 class SearchAgent : public Agent {
  public:
-  SearchAgent(SearchOptions options, uint64_t seed) : options_(options), rng_(seed) {}
+  SearchAgent(SearchOptions options, uint64_t seed,
+              std::shared_ptr<RuntimeSource> measured = nullptr)
+      : options_(options), rng_(seed), measured_(std::move(measured)) {}
   std::string name() const override;
   absl::StatusOr<std::vector<int64_t>> Act(const HloRewriteEnv& env) override;
   // The runtime the current plan ends at, and how many plans were made.
   double planned_runtime() const { return planned_runtime_; }
   int64_t plans() const { return plans_; }
+  const SearchMeasurement& last_measurement() const { return last_measurement_; }
 
  private:
   struct PlanStep {
@@ -55,10 +95,17 @@ class SearchAgent : public Agent {
     int64_t step;
     std::vector<int64_t> choices;
   };
+  struct Node;
   absl::Status Plan(const HloRewriteEnv& env);
+  // Times `candidates` (the xla seed's end first) on `source` and returns
+  // the index of the plan's target, or an error saying why none was chosen.
+  absl::StatusOr<size_t> ChooseByMeasurement(RuntimeSource& source,
+                                             const std::vector<const Node*>& candidates);
 
   SearchOptions options_;
   std::mt19937_64 rng_;
+  std::shared_ptr<RuntimeSource> measured_;
+  SearchMeasurement last_measurement_;
   GreedyAgent greedy_;
   XlaAgent xla_;
   std::vector<PlanStep> plan_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "core/base/status_macros.h"
@@ -66,6 +67,24 @@ absl::StatusOr<CpuRuntimeReport> CpuRuntime::MeasureUncached(const Module& modul
                    MeasureRuns([&] { return executable->Execute(inputs->leaves()); }, options_,
                                DeviceTimingMutex("cpu")));
   return report;
+}
+
+absl::StatusOr<std::vector<Measurement>> CpuRuntime::MeasureInterleaved(
+    const std::vector<const Module*>& modules) {
+  std::vector<std::unique_ptr<CpuExecutable>> executables;
+  std::vector<std::shared_ptr<const AlignedInputs>> inputs;
+  std::vector<std::function<absl::Status()>> runs;
+  for (const Module* module : modules) {
+    ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                     CpuExecutable::Compile(*module, *compiler_));
+    executables.push_back(std::move(executable));
+    inputs.push_back(inputs_->Get(
+        *module, [](const Module& m) { return std::make_shared<const AlignedInputs>(m); }));
+  }
+  for (size_t i = 0; i < modules.size(); ++i) {
+    runs.push_back([&, i] { return executables[i]->Execute(inputs[i]->leaves()); });
+  }
+  return hlogym::MeasureInterleaved(runs, options_, DeviceTimingMutex("cpu"));
 }
 
 absl::StatusOr<Measurement> CpuRuntime::Measure(const Module& module) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backend/cpu_executable.h"
@@ -30,6 +31,12 @@ class CpuRuntime {
 
   // Compiles and measures without the cache, reporting the executable too.
   absl::StatusOr<CpuRuntimeReport> MeasureUncached(const Module& module);
+  // Times `modules` against one another (MeasureInterleaved), without the
+  // cache in either direction: for choosing between them, where reusing
+  // these figures later would carry the choice's luck into them. Any module
+  // that does not compile or run fails the call.
+  absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+      const std::vector<const Module*>& modules);
 
   CpuKernelCompiler& compiler() { return *compiler_; }
   const MeasurementCache& cache() const { return cache_; }

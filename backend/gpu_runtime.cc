@@ -3,6 +3,7 @@
 #ifdef HLOGYM_HAVE_CUDA
 
 #include <chrono>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 
@@ -33,6 +34,24 @@ absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& modul
                    MeasureTimedRuns([&] { return executable->ExecuteTimed(); }, options_,
                                     DeviceTimingMutex("gpu:0")));
   return report;
+}
+
+absl::StatusOr<std::vector<Measurement>> GpuRuntime::MeasureInterleaved(
+    const std::vector<const Module*>& modules) {
+  std::vector<std::unique_ptr<GpuExecutable>> executables;
+  std::vector<std::function<absl::StatusOr<double>()>> runs;
+  for (const Module* module : modules) {
+    ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> executable,
+                     GpuExecutable::Compile(*module, *kernels_, *host_));
+    RETURN_IF_ERROR(executable->SetArguments(*inputs_.Get(*module, [](const Module& m) {
+      return std::make_shared<const std::vector<Literal>>(FormulaInputs(m));
+    })));
+    executables.push_back(std::move(executable));
+  }
+  for (const std::unique_ptr<GpuExecutable>& executable : executables) {
+    runs.push_back([&executable] { return executable->ExecuteTimed(); });
+  }
+  return MeasureInterleavedTimed(runs, options_, DeviceTimingMutex("gpu:0"));
 }
 
 absl::StatusOr<Measurement> GpuRuntime::Measure(const Module& module) {

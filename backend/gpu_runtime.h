@@ -36,6 +36,11 @@ class GpuRuntime {
   absl::StatusOr<Measurement> Measure(const Module& module);
   // Compiles and measures without the cache, reporting the executable too.
   absl::StatusOr<GpuRuntimeReport> MeasureUncached(const Module& module);
+  // Times `modules` against one another with CUDA events
+  // (MeasureInterleavedTimed), without the cache in either direction (see
+  // CpuRuntime::MeasureInterleaved).
+  absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+      const std::vector<const Module*>& modules);
 
   GpuKernelCache& kernels() { return *kernels_; }
   CpuKernelCompiler& host_compiler() { return *host_; }

@@ -97,10 +97,23 @@ absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<
 absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
     const std::vector<std::function<absl::Status()>>& runs, const MeasurementOptions& options,
     std::mutex& device_mutex) {
-  std::lock_guard<std::mutex> lock(device_mutex);
-  const size_t count = runs.size();
+  std::vector<std::function<absl::StatusOr<double>()>> timed_runs;
+  timed_runs.reserve(runs.size());
   for (const std::function<absl::Status()>& run : runs) {
-    if (absl::Status status = WarmUp(run, options); !status.ok()) return status;
+    timed_runs.push_back([&run] { return TimeRun(run); });
+  }
+  return MeasureInterleavedTimed(timed_runs, options, device_mutex);
+}
+
+absl::StatusOr<std::vector<Measurement>> MeasureInterleavedTimed(
+    const std::vector<std::function<absl::StatusOr<double>()>>& timed_runs,
+    const MeasurementOptions& options, std::mutex& device_mutex) {
+  std::lock_guard<std::mutex> lock(device_mutex);
+  const size_t count = timed_runs.size();
+  for (const std::function<absl::StatusOr<double>()>& run : timed_runs) {
+    if (absl::Status status = WarmUp([&] { return run().status(); }, options); !status.ok()) {
+      return status;
+    }
   }
   std::vector<std::vector<double>> times(count);
   const int max_runs = std::max(options.max_runs, 1);
@@ -110,7 +123,7 @@ absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
   for (int round = 0; count > 0 && round < max_runs; ++round) {
     for (size_t k = 0; k < count; ++k) {
       const size_t i = (k + static_cast<size_t>(round)) % count;
-      absl::StatusOr<double> seconds = TimeRun(runs[i]);
+      absl::StatusOr<double> seconds = timed_runs[i]();
       if (!seconds.ok()) return seconds.status();
       times[i].push_back(*seconds);
       total += *seconds;

@@ -61,6 +61,12 @@ absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
     const std::vector<std::function<absl::Status()>>& runs, const MeasurementOptions& options,
     std::mutex& device_mutex);
 
+// As MeasureInterleaved, for runs that time themselves (GPU runs timed by
+// CUDA events).
+absl::StatusOr<std::vector<Measurement>> MeasureInterleavedTimed(
+    const std::vector<std::function<absl::StatusOr<double>()>>& timed_runs,
+    const MeasurementOptions& options, std::mutex& device_mutex);
+
 // The one mutex of a device ("cpu", "gpu:0", ...): every timed section on
 // it, from any runtime source, holds it.
 std::mutex& DeviceTimingMutex(const std::string& device);

@@ -37,6 +37,13 @@ absl::StatusOr<MeasurementOptions> ParseMeasurementOptions(std::string_view name
 
 }  // namespace
 
+absl::StatusOr<std::vector<Measurement>> RuntimeSource::MeasureInterleaved(
+    const std::vector<const Module*>& /*modules*/) {
+  return absl::UnimplementedError(
+      absl::StrCat("not supported: timing modules against one another on `", name(),
+                   "` (only the measured sources cpu and gpu do)"));
+}
+
 absl::StatusOr<double> CostModelSource::Runtime(const Module& module) {
   return EstimateCost(module, device_).seconds;
 }
@@ -51,10 +58,20 @@ absl::Status CpuMeasuredSource::Prepare(const Module& module) {
   return CpuExecutable::Compile(module, runtime_->compiler()).status();
 }
 
+absl::StatusOr<std::vector<Measurement>> CpuMeasuredSource::MeasureInterleaved(
+    const std::vector<const Module*>& modules) {
+  return runtime_->MeasureInterleaved(modules);
+}
+
 #ifdef HLOGYM_HAVE_CUDA
 absl::StatusOr<double> GpuMeasuredSource::Runtime(const Module& module) {
   ASSIGN_OR_RETURN(Measurement m, runtime_->Measure(module));
   return m.median_seconds;
+}
+
+absl::StatusOr<std::vector<Measurement>> GpuMeasuredSource::MeasureInterleaved(
+    const std::vector<const Module*>& modules) {
+  return runtime_->MeasureInterleaved(modules);
 }
 #endif
 

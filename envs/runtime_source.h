@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backend/cost_model.h"
@@ -30,6 +31,12 @@ class RuntimeSource {
   // compile them in parallel first. Thread-safe; a no-op where there is
   // nothing to do ahead. An error here will recur in Runtime.
   virtual absl::Status Prepare(const Module& module) { return absl::OkStatus(); }
+  // Measures `modules` against one another for choosing between them: timed
+  // runs interleaved in rounds (MeasureInterleaved), so that a change of
+  // load shifts all alike, and kept out of any cache that Runtime() reads.
+  // Only the measured sources do this; the others say "not supported".
+  virtual absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+      const std::vector<const Module*>& modules);
 };
 
 // The analytical cost model on a device; deterministic and thread-safe.
@@ -54,6 +61,8 @@ class CpuMeasuredSource : public RuntimeSource {
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
   absl::Status Prepare(const Module& module) override;  // compiles its kernels
+  absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+      const std::vector<const Module*>& modules) override;
   CpuRuntime& runtime() { return *runtime_; }
 
  private:
@@ -69,6 +78,8 @@ class GpuMeasuredSource : public RuntimeSource {
   std::string name() const override { return "gpu"; }
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
+  absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+      const std::vector<const Module*>& modules) override;
 
  private:
   std::unique_ptr<GpuRuntime> runtime_;

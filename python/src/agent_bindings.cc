@@ -153,8 +153,11 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
           // the call at once.
           std::shared_ptr<RuntimeSource> measure =
               measure_on.empty() ? nullptr : SharedRuntimeSource(measure_on);
+          // Agents with a measurement budget time their candidates on the
+          // same source (its kernels and inputs serve both).
           results = Unwrap(RunEpisodes(*prototype, agent_spec, episode_tasks, parallelism,
-                                       callback, EpisodeLimits{max_seconds, max_growth}));
+                                       callback, EpisodeLimits{max_seconds, max_growth},
+                                       AgentContext{measure}));
           if (measure != nullptr) {
             Check(MeasureEpisodes(prototype->benchmarks(), *measure, results));
           }
@@ -176,7 +179,8 @@ episodes between steps, keeping the state reached ('stopped' says why); 0: no li
 measure_on (a runtime source: 'cpu', 'gpu', 'cost:cpu', ...) times each
 episode's original, default-pipeline and final modules there after all
 episodes ended, one at a time; the runtimes the episodes saw move to
-'planned', and 'measured_on' names the source.)doc");
+'planned', and 'measured_on' names the source. Agents with a measurement
+budget (search(measure=k)) time their candidate end states there too.)doc");
 
   m.def(
       "runtime_source_error",

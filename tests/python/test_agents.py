@@ -106,6 +106,35 @@ def test_greedy_beats_random_and_search_beats_both(files):
         assert x["final_runtime"] == pytest.approx(x["default_runtime"], rel=1e-3)
 
 
+def test_search_times_its_candidates_on_the_measured_source(files):
+    """search(measure=k) on episodes planned on the CPU model: the end states
+    are chosen by CPU timing (measure_on serves the agents too); with a
+    deterministic measure_on the option changes nothing."""
+    from hlogym import _hlogym
+
+    if _hlogym.runtime_source_error("cpu") is not None:
+        pytest.skip("no CPU backend here")
+    envs = hlogym.make("xla-v0", num_envs=1, dataset=files[:2], reward="cost:cpu", max_steps=100)
+    spec = "search(budget=8, beam=2, measure=3)"
+    plain = finals(envs, "search(budget=8, beam=2)", 2)
+    xla = finals(envs, "xla", 2)
+    modeled = hlogym.make_agent(spec).run_episodes(envs, range(2), measure_on="cost:h100")
+    assert [r["choices"] for r in modeled] == [r["choices"] for r in plain]
+    measured = hlogym.make_agent(spec).run_episodes(
+        envs, range(2), parallelism=2, measure_on="cpu(warmup_runs=1, max_seconds=0.02)")
+    for m, p, x in zip(measured, plain, xla):
+        assert m["error"] is None, m["error"]
+        assert m["measured_on"] == "cpu"
+        assert m["final_runtime"] > 0
+        # The model's best is plain search's end; measuring may only trade
+        # it for another state, by the model no better, e.g. xla's.
+        assert m["planned"]["final_runtime"] >= p["final_runtime"] * (1 - 1e-12)
+        if m["fingerprint"] == x["fingerprint"]:
+            assert m["planned"]["final_runtime"] == pytest.approx(x["final_runtime"])
+    with pytest.raises(ValueError, match="`measure`"):
+        hlogym.make_agent("search(measure=-2)")
+
+
 @pytest.mark.skipif(not __import__("os").environ.get("HLOGYM_LONG_TESTS"),
                     reason="long: set HLOGYM_LONG_TESTS=1")
 def test_on_the_whole_small_corpus():

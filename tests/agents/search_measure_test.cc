@@ -1,0 +1,242 @@
+// search(measure=k): episodes planned on the cost model whose target is
+// chosen by timing candidate end states on a measured source. A stand-in
+// source that "measures" with the CPU cost model makes every choice exact
+// and checkable; the CPU backend itself checks the real path, on one env and
+// on episodes run in parallel.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/episode_runner.h"
+#include "agents/search_agent.h"
+#include "backend/cost_model.h"
+#include "core/ir/fingerprint.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/agents/agent_test_util.h"
+
+namespace hlogym {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using testing::MakeTestEnv;
+
+// Two small twins, on the main job's env.
+std::unique_ptr<HloRewriteEnv> TwoTwins() {
+  return MakeTestEnv("xla-v0", {"softmax_4096x1024", "layernorm_8192x1024"}, 100);
+}
+
+constexpr char kSpec[] = "search(budget=8, beam=2, measure=4)";
+
+// Claims to measure; its times are `time(module)`, exact (spread 0), from
+// `runs` timed runs.
+class StandInSource : public RuntimeSource {
+ public:
+  StandInSource(std::function<double(const Module&)> time, bool interleaves, int runs = 5)
+      : time_(std::move(time)), interleaves_(interleaves), runs_(runs) {}
+  std::string name() const override { return "stand-in"; }
+  absl::StatusOr<double> Runtime(const Module& module) override { return time_(module); }
+  bool deterministic() const override { return false; }
+  absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
+      const std::vector<const Module*>& modules) override {
+    if (!interleaves_) return RuntimeSource::MeasureInterleaved(modules);
+    ++calls_;
+    std::vector<Measurement> out;
+    for (const Module* m : modules) {
+      Measurement measurement;
+      measurement.median_seconds = measurement.min_seconds = time_(*m);
+      measurement.runs = runs_;
+      out.push_back(measurement);
+    }
+    return out;
+  }
+  int calls() const { return calls_; }
+
+ private:
+  std::function<double(const Module&)> time_;
+  bool interleaves_;
+  int runs_;
+  int calls_ = 0;
+};
+
+double CpuModel(const Module& module) { return EstimateCost(module, CpuDevice()).seconds; }
+
+EpisodeResult RunAgent(const std::string& spec, HloRewriteEnv& env, int64_t benchmark,
+                  const AgentContext& context = {}, SearchMeasurement* measurement = nullptr) {
+  absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(spec, 0, context);
+  EXPECT_TRUE(agent.ok()) << agent.status();
+  if (!agent.ok()) return {};
+  absl::StatusOr<EpisodeResult> result = RunEpisode(**agent, env, benchmark, 0);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (measurement != nullptr) {
+    *measurement = dynamic_cast<const SearchAgent&>(**agent).last_measurement();
+  }
+  return result.ok() ? *std::move(result) : EpisodeResult{};
+}
+
+TEST(SearchMeasureTest, EndsOnTheFastestMeasuredCandidateNeverSlowerThanXla) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  auto source = std::make_shared<StandInSource>(CpuModel, true);
+  for (int64_t b = 0; b < env->benchmarks().size(); ++b) {
+    const EpisodeResult xla = RunAgent("xla", *env, b);
+    SearchMeasurement m;
+    const EpisodeResult search = RunAgent(kSpec, *env, b, AgentContext{source}, &m);
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    EXPECT_EQ(m.source, "stand-in");
+    ASSERT_GE(m.fingerprints.size(), 2u) << search.benchmark_name;
+    ASSERT_EQ(m.median_seconds.size(), m.fingerprints.size());
+    // The xla seed's end is the xla agent's end, and the reference.
+    EXPECT_EQ(m.fingerprints[0], xla.fingerprint);
+    size_t fastest = 0;
+    for (size_t i = 0; i < m.median_seconds.size(); ++i) {
+      if (m.median_seconds[i] < m.median_seconds[fastest]) fastest = i;
+    }
+    const size_t expected =
+        m.median_seconds[fastest] < 0.98 * m.median_seconds[0] ? fastest : 0;
+    ASSERT_EQ(m.chosen, static_cast<int64_t>(expected)) << search.benchmark_name;
+    EXPECT_EQ(search.fingerprint, m.fingerprints[m.chosen]);
+    EXPECT_EQ(Fingerprint(*search.final_module), m.fingerprints[m.chosen]);
+    EXPECT_EQ(CpuModel(*search.final_module), m.median_seconds[m.chosen]);
+    EXPECT_LE(CpuModel(*search.final_module), CpuModel(*xla.final_module));
+  }
+  // xla's end alone, then all of them.
+  EXPECT_EQ(source->calls(), 2 * env->benchmarks().size());
+}
+
+TEST(SearchMeasureTest, LeavesXlaOnlyForAGainAboveTheNoise) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  const EpisodeResult xla = RunAgent("xla", *env, 1);
+  // Every other candidate `factor` times xla's time.
+  for (double factor : {0.99, 0.9}) {
+    auto source = std::make_shared<StandInSource>(
+        [&](const Module& m) { return Fingerprint(m) == xla.fingerprint ? 1.0 : factor; }, true);
+    SearchMeasurement m;
+    const EpisodeResult search = RunAgent(kSpec, *env, 1, AgentContext{source}, &m);
+    ASSERT_GE(m.fingerprints.size(), 2u);
+    if (factor > 0.98) {
+      EXPECT_EQ(m.chosen, 0);
+      EXPECT_EQ(search.fingerprint, xla.fingerprint);
+    } else {
+      // Ties between the others go to the first: xla after greedy, or greedy.
+      EXPECT_EQ(m.chosen, 1);
+      EXPECT_NE(search.fingerprint, xla.fingerprint);
+      EXPECT_EQ(search.fingerprint, m.fingerprints[1]);
+    }
+  }
+}
+
+TEST(SearchMeasureTest, ModulesTooSlowForThreeRunsKeepXlasEnd) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  const EpisodeResult xla = RunAgent("xla", *env, 1);
+  auto time = [&](const Module& m) { return Fingerprint(m) == xla.fingerprint ? 1.0 : 0.5; };
+  for (int runs : {2, 3}) {
+    auto source = std::make_shared<StandInSource>(time, true, runs);
+    SearchMeasurement m;
+    const EpisodeResult search = RunAgent(kSpec, *env, 1, AgentContext{source}, &m);
+    if (runs == 2) {
+      // Only xla's end was timed.
+      EXPECT_EQ(source->calls(), 1);
+      EXPECT_EQ(m.fingerprints, std::vector<uint64_t>{xla.fingerprint});
+      EXPECT_EQ(m.chosen, 0);
+      EXPECT_EQ(search.fingerprint, xla.fingerprint);
+    } else {
+      EXPECT_EQ(source->calls(), 2);
+      EXPECT_GT(m.chosen, 0);
+      EXPECT_NE(search.fingerprint, xla.fingerprint);
+    }
+  }
+}
+
+TEST(SearchMeasureTest, WithoutAMeasuredSourceTheOptionChangesNothing) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  absl::StatusOr<std::shared_ptr<RuntimeSource>> cpu_model = MakeRuntimeSource("cost:cpu");
+  ASSERT_TRUE(cpu_model.ok());
+  auto no_interleaving = std::make_shared<StandInSource>(CpuModel, false);
+  for (int64_t b = 0; b < env->benchmarks().size(); ++b) {
+    const EpisodeResult plain = RunAgent("search(budget=8, beam=2)", *env, b);
+    SearchMeasurement m;
+    // The env's source (the H100 model) and a deterministic one are not timed on.
+    EXPECT_EQ(RunAgent(kSpec, *env, b, {}, &m).choices, plain.choices);
+    EXPECT_TRUE(m.fingerprints.empty());
+    EXPECT_EQ(RunAgent(kSpec, *env, b, AgentContext{*cpu_model}, &m).choices, plain.choices);
+    EXPECT_TRUE(m.fingerprints.empty());
+    // A measured source that cannot time modules against one another: the
+    // model's plan, and why.
+    EXPECT_EQ(RunAgent(kSpec, *env, b, AgentContext{no_interleaving}, &m).choices, plain.choices);
+    EXPECT_THAT(m.error, HasSubstr("not supported: timing modules against one another"));
+  }
+}
+
+// The CPU backend, briefly: one warm-up, about 20 ms of timed runs a module.
+std::shared_ptr<RuntimeSource> Cpu() {
+  absl::StatusOr<std::shared_ptr<RuntimeSource>> cpu =
+      MakeRuntimeSource("cpu(warmup_runs=1, max_seconds=0.02)");
+  EXPECT_TRUE(cpu.ok()) << cpu.status();
+  return cpu.ok() ? *cpu : nullptr;
+}
+
+TEST(SearchMeasureTest, OnTheCpuOneEnvEndsOnATimedCandidate) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  std::shared_ptr<RuntimeSource> cpu = Cpu();
+  ASSERT_NE(cpu, nullptr);
+  for (int64_t b = 0; b < env->benchmarks().size(); ++b) {
+    SearchMeasurement m;
+    const EpisodeResult search = RunAgent(kSpec, *env, b, AgentContext{cpu}, &m);
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    EXPECT_EQ(m.source, "cpu");
+    ASSERT_GE(m.fingerprints.size(), 2u);
+    ASSERT_GE(m.chosen, 0);
+    EXPECT_EQ(search.fingerprint, m.fingerprints[m.chosen]);
+    for (double t : m.median_seconds) EXPECT_GT(t, 0);
+    if (m.chosen != 0) {
+      EXPECT_LT(m.median_seconds[m.chosen], 0.98 * m.median_seconds[0]);
+      EXPECT_GE(m.runs[m.chosen], 3);
+      EXPECT_GE(m.runs[0], 3);
+    }
+  }
+  // Kept out of the cache: the timed candidates were not measured for Runtime().
+  EXPECT_EQ(dynamic_cast<CpuMeasuredSource&>(*cpu).runtime().cache().size(), 0);
+}
+
+TEST(SearchMeasureTest, OnTheCpuParallelEpisodesEndOnTimedCandidates) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  std::shared_ptr<RuntimeSource> cpu = Cpu();
+  ASSERT_NE(cpu, nullptr);
+  absl::StatusOr<std::vector<EpisodeResult>> results =
+      RunEpisodes(*env, kSpec, {{0, 0}, {1, 0}}, 2, {}, {}, AgentContext{cpu});
+  ASSERT_TRUE(results.ok()) << results.status();
+  for (const EpisodeResult& r : *results) {
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    // The candidates do not depend on timing: a stand-in source of the same
+    // seed names the same ones.
+    std::unique_ptr<HloRewriteEnv> fork = env->Fork();
+    SearchMeasurement m;
+    RunAgent(kSpec, *fork, r.benchmark,
+        AgentContext{std::make_shared<StandInSource>(CpuModel, true)}, &m);
+    EXPECT_THAT(m.fingerprints, Contains(r.fingerprint)) << r.benchmark_name;
+  }
+}
+
+TEST(SearchMeasureTest, BadMeasureValuesAreErrors) {
+  for (const char* spec : {"search(measure=-1)", "search(measure=65)", "search(measure=some)"}) {
+    absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(spec, 0);
+    ASSERT_FALSE(agent.ok()) << spec;
+    EXPECT_EQ(agent.status().code(), absl::StatusCode::kInvalidArgument) << spec;
+    EXPECT_THAT(agent.status().message(), HasSubstr("measure")) << spec;
+  }
+  absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent("search(measure=3)", 0);
+  ASSERT_TRUE(agent.ok());
+  EXPECT_EQ((*agent)->name(), "search(budget=64, beam=4, branch=4, measure=3)");
+}
+
+}  // namespace
+}  // namespace hlogym
