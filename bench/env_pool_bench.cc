@@ -35,15 +35,16 @@
 // `load1` is the 1-minute load average when the benchmark ended: the
 // figures are only comparable on an idle machine.
 //
-// Two switches for BM_PoolSteps (both print to stderr and slow it down, so
-// leave them off for speed figures):
+// Two switches for BM_PoolSteps, both printing to stderr:
 //   HLOGYM_BENCH_OBS_DIGEST=1   hashes every row's whole observation arrays
 //       and step results after every pool step and prints the digest: a
-//       change to how rows are written must leave it as it was
+//       change to how rows are written must leave it as it was (this reads
+//       every padded row, so leave it off for speed figures)
 //   HLOGYM_BENCH_PER_MODULE=1   prints, per corpus module, its share of the
-//       mix's env steps and their mean time (the scheduler's per-env timing:
-//       the env step plus the row write; autoreset steps apart), which is
-//       what the mix's mean step cost is made of
+//       mix's env steps and their mean wall time (the scheduler's per-env
+//       timing: the env step plus the row write; autoreset steps apart),
+//       which is what the mix's mean step cost is made of (cheap: a few adds
+//       per env step)
 //
 //   build/bench/hlogym_env_pool_bench --benchmark_filter='BM_PoolSteps|BM_StepLatency'
 //   HLOGYM_BENCH_MEMORY_STEPS=1000 build/bench/hlogym_env_pool_bench --benchmark_filter=BM_PoolMemory
