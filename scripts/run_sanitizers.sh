@@ -3,14 +3,16 @@
 #   asan  ASan + UBSan (UBSan fails on the first error), the whole ctest suite,
 #         in build-asan/
 #   tsan  TSan, the pool's suites only (envs and agents: TBB arenas step the
-#         environments in parallel), in build-tsan/, with scripts/tsan.supp
+#         environments in parallel), in build-tsan/, against a oneTBB built
+#         with TSan too (see HLOGYM_TSAN_TBB_DIR)
 # Usage: scripts/run_sanitizers.sh [asan|tsan|all]   (default: all)
 # Environment: HLOGYM_JOBS (build and test jobs, default: all cores),
 # HLOGYM_CTEST_ARGS (extra ctest arguments, e.g. "-R Parser"),
-# HLOGYM_TSAN_TBB_DIR (optional: the CMake package folder of a oneTBB built
-# with -fsanitize=thread; without it, core/base/parallel.h tells TSan about
-# Debian's uninstrumented TBB hand-offs, and scripts/tsan.supp silences TBB's
-# own bookkeeping).
+# HLOGYM_TSAN_TBB_DIR (the CMake package folder of a oneTBB built with
+# -fsanitize=thread; by default tsan builds Debian's oneTBB source, once,
+# fetched with apt-get source; if that fails it falls back to Debian's
+# uninstrumented libtbb, with core/base/parallel.h's annotations and
+# scripts/tsan.supp standing in for what TSan cannot see).
 # Builds run under `nice`; the exit status is non-zero if any suite fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,18 +68,54 @@ if [[ $WHICH == asan || $WHICH == all ]]; then
   fi
 fi
 
+# Builds Debian's own oneTBB source (the version libtbb-dev has) with
+# -fsanitize=thread into build-tsan/onetbb, once, and prints its CMake package
+# folder. With TBB instrumented, TSan sees TBB's synchronization and its task
+# memory recycling, which no annotation of ours can describe: an uninstrumented
+# TBB shows a stolen task's range as written by one thread and read by another
+# with nothing in between. Prints nothing if the source cannot be fetched.
+instrumented_tbb() {
+  local dir=$ROOT/build-tsan/onetbb
+  if [[ ! -f $dir/install/lib/cmake/TBB/TBBConfig.cmake ]]; then
+    local version
+    version=$(dpkg-query -W -f='${source:Version}' libtbb-dev 2>/dev/null) || return 0
+    rm -rf "$dir" && mkdir -p "$dir/lists/partial" "$dir/src" || return 0
+    printf 'deb-src http://deb.debian.org/debian bookworm main\ndeb-src http://deb.debian.org/debian-security bookworm-security main\n' \
+      >"$dir/sources.list"
+    local apt=(-o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+      -o Dir::State::Lists="$dir/lists" -o APT::Sandbox::User=root)
+    if ! { apt-get "${apt[@]}" update &&
+      (cd "$dir/src" && apt-get "${apt[@]}" source --download-only "onetbb=$version") &&
+      tar -C "$dir/src" -xf "$dir"/src/onetbb_*.orig.tar.* &&
+      nice -n 10 cmake -S "$(ls -d "$dir"/src/oneTBB-*/)" -B "$dir/build" -G Ninja \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBB_SANITIZE=thread -DTBB_TEST=OFF \
+        -DTBB_STRICT=OFF -DCMAKE_INSTALL_PREFIX="$dir/install" &&
+      nice -n 10 cmake --build "$dir/build" -j "$JOBS" && cmake --install "$dir/build"; } \
+      >"$ROOT/build-tsan/onetbb.log" 2>&1; then
+      echo "   (could not build an instrumented oneTBB, see build-tsan/onetbb.log)" >&2
+      return 0
+    fi
+  fi
+  echo "$dir/install/lib/cmake/TBB"
+}
+
 if [[ $WHICH == tsan || $WHICH == all ]]; then
   echo "== TSan: build-tsan (envs and agents suites)"
   start=$SECONDS
-  TSAN_ARGS=()
-  [[ -n ${HLOGYM_TSAN_TBB_DIR:-} ]] && TSAN_ARGS=(-DTBB_DIR="$HLOGYM_TSAN_TBB_DIR")
+  mkdir -p build-tsan
+  TBB_FOR_TSAN=${HLOGYM_TSAN_TBB_DIR:-$(instrumented_tbb)}
+  TSAN_ARGS=(-DTBB_DIR="${TBB_FOR_TSAN:-$(dirname "$(find /usr/lib -name TBBConfig.cmake | head -n 1)")}")
+  echo "   TBB: ${TBB_FOR_TSAN:-the Debian libtbb, not instrumented (annotations and scripts/tsan.supp stand in)}"
   if configure build-tsan thread "${TSAN_ARGS[@]}" &&
     build build-tsan hlogym_envs_tests hlogym_agents_tests; then
     echo "   built in $((SECONDS - start)) s"
     start=$SECONDS
-    # TBB and OpenBLAS are not instrumented: scripts/tsan.supp says which of
-    # their reports are silenced and why. A report exits the test with 66.
-    TSAN_OPTIONS="suppressions=$ROOT/scripts/tsan.supp:second_deadlock_stack=1:history_size=4" \
+    # With TBB instrumented nothing is suppressed. With Debian's TBB,
+    # scripts/tsan.supp says which of its reports are silenced and why. A
+    # report exits the test with 66.
+    SUPPRESSIONS=
+    [[ -z $TBB_FOR_TSAN ]] && SUPPRESSIONS="suppressions=$ROOT/scripts/tsan.supp:"
+    TSAN_OPTIONS="${SUPPRESSIONS}second_deadlock_stack=1:history_size=4" \
       nice -n 10 ctest --test-dir build-tsan -j "$JOBS" --output-on-failure \
       -L '^(envs|agents)$' ${HLOGYM_CTEST_ARGS:-} 2>&1 | tail -n 80
     rc=${PIPESTATUS[0]}
