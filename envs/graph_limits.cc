@@ -8,12 +8,18 @@
 
 namespace hlogym {
 
-GraphSize MeasureGraph(const Module& module) {
+GraphSize MeasureGraph(const Module& module) { return MeasureGraph(module, nullptr); }
+
+GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives) {
   // Mirrors BuildGraph in core/features/graph_features.cc: every instruction
   // is a node; edges are operands, called-computation roots and control
   // predecessors.
   GraphSize size;
+  if (alternatives != nullptr) alternatives->clear();
   for (const auto& computation : module.computations()) {
+    // NodeOrder numbers the computations' post-orders one after another.
+    const int64_t offset = size.nodes;
+    const int64_t alternatives_before = size.alternatives;
     size.nodes += computation->instruction_count();
     for (const auto& inst : computation->instructions()) {
       size.edges += inst->operand_count();
@@ -25,6 +31,11 @@ GraphSize MeasureGraph(const Module& module) {
         ++size.alternatives;
         size.max_choices = std::max(size.max_choices, inst->operand_count());
       }
+    }
+    if (alternatives == nullptr || size.alternatives == alternatives_before) continue;
+    const std::vector<Instruction*> order = computation->MakePostOrder();
+    for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
+      if (order[i]->opcode() == Opcode::kAlternatives) alternatives->push_back({order[i], offset + i});
     }
   }
   return size;

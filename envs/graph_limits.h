@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "core/features/graph_features.h"
 #include "core/ir/module.h"
+#include "core/rewrite/decisions.h"
 
 namespace hlogym {
 
@@ -23,6 +25,12 @@ struct GraphSize {
   int64_t max_choices = 0;  // the most operands of one alternatives node
 };
 GraphSize MeasureGraph(const Module& module);
+// The same, and FindAlternatives(module) into `*alternatives` from the same
+// pass: an env step does both over every instruction, most of them in
+// candidates' fused computations, and the walk is one cache miss after
+// another (each walk was ~3% of a gpt2 step). Only computations holding an
+// alternatives node are ordered.
+GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives);
 
 // OK when the graph fits; otherwise RESOURCE_EXHAUSTED naming the benchmark,
 // the env, the module and every limit it exceeds, e.g. "benchmark

@@ -125,13 +125,15 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
   ASSIGN_OR_RETURN(info_.dry_pass, RunDryPasses(*module_, dry_));
   // Checked before anything indexes alternatives by slot: a graph larger
   // than the observation must never reach an action row of width A_max.
-  RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_), spec_.limits, spec_.id,
+  // The alternatives nodes (FindAlternatives) are found by the same walk.
+  std::vector<AlternativeNode> found;
+  RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_, &found), spec_.limits, spec_.id,
                                  info_.benchmark_name, module_->name()));
   if (info_.dry_pass.empty()) {
     info_.terminated = true;
     return absl::OkStatus();
   }
-  alternatives_ = FindAlternatives(*module_);
+  alternatives_ = std::move(found);
   for (const AlternativeNode& alt : alternatives_) {
     choice_counts_.push_back(static_cast<int32_t>(alt.num_choices()));
   }

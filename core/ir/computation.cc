@@ -17,11 +17,15 @@ constexpr size_t kFirstCapacity = 8;
 Computation::~Computation() {
   // Operands never leave their computation, so dropping every link here lets
   // the instructions die in any order without touching freed neighbours.
+  // Each dies as soon as its own links are dropped (clearing them reads no
+  // neighbour): one pass over the instructions, not two (destroying the
+  // last module, candidates included, was ~11% of an env step).
   for (auto& inst : instructions_) {
     inst->operands_.clear();
     inst->users_.clear();
     inst->control_predecessors_.clear();
     inst->control_successors_.clear();
+    inst.reset();
   }
 }
 

@@ -1,6 +1,8 @@
 #include "core/ir/fingerprint.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 #include <string_view>
 
@@ -18,10 +20,26 @@ class Hasher {
     const auto* p = static_cast<const uint8_t*>(data);
     for (size_t i = 0; i < n; ++i) {
       h_ ^= p[i];
-      h_ *= 1099511628211ull;
+      h_ *= kPrime;
     }
   }
-  void Int(int64_t v) { Bytes(&v, sizeof(v)); }
+  // The same as Bytes(&v, 8). A zero byte only multiplies, so the high zero
+  // bytes of a small value (most are: counts, dimensions, opcodes) are one
+  // multiply by a power of the prime instead of one each (the byte loop was
+  // most of a fingerprint, itself ~9% of an env step).
+  void Int(int64_t v) {
+    if constexpr (std::endian::native != std::endian::little) {
+      Bytes(&v, sizeof(v));
+    } else {
+      const uint64_t u = static_cast<uint64_t>(v);
+      const int low = u == 0 ? 0 : 8 - __builtin_clzll(u) / 8;  // bytes up to the last non-zero
+      for (int i = 0; i < low; ++i) {
+        h_ ^= (u >> (8 * i)) & 0xff;
+        h_ *= kPrime;
+      }
+      h_ *= kPrimePowers[8 - low];
+    }
+  }
   void Str(std::string_view s) {
     Int(static_cast<int64_t>(s.size()));
     Bytes(s.data(), s.size());
@@ -33,6 +51,14 @@ class Hasher {
   uint64_t value() const { return h_; }
 
  private:
+  static constexpr uint64_t kPrime = 1099511628211ull;
+  // kPrimePowers[k] = kPrime^k (mod 2^64).
+  static constexpr std::array<uint64_t, 9> kPrimePowers = [] {
+    std::array<uint64_t, 9> powers{};
+    powers[0] = 1;
+    for (size_t k = 1; k < powers.size(); ++k) powers[k] = powers[k - 1] * kPrime;
+    return powers;
+  }();
   uint64_t h_ = 1469598103934665603ull;
 };
 
@@ -231,33 +257,112 @@ class Fingerprinter {
   // Of(): deep graphs must not overflow the stack.
   // `size`: how many instructions the walk may number (the computation's).
   uint64_t SharingOf(const Instruction& root, int64_t size) {
-    absl::flat_hash_map<const Instruction*, int64_t> number;
-    // Sized once: growing it was most of this walk's mallocs.
-    number.reserve(static_cast<size_t>(std::max<int64_t>(size, 1)));
+    Numbers number(root.parent(), size);
     int64_t finished = 0;
     Hasher h;
-    struct Frame {
-      const Instruction* inst;
-      Walk operands;
-      size_t next = 0;
-    };
-    std::vector<Frame> stack;
+    std::vector<Frame>& stack = frames_;  // reused: one walk per computation
+    stack.clear();
     stack.push_back({&root, WalkOrder(root)});
-    number[&root] = -1;  // on the stack
+    number.Enter(&root);
     while (!stack.empty()) {
       Frame& top = stack.back();
       if (top.next < top.operands.size()) {
         const Instruction* operand = top.operands[top.next++];
-        if (number.try_emplace(operand, -1).second) stack.push_back({operand, WalkOrder(*operand)});
+        if (number.Enter(operand)) stack.push_back({operand, WalkOrder(*operand)});
         continue;
       }
       h.Int(static_cast<int64_t>(top.operands.size()));
-      for (const Instruction* o : top.operands) h.Int(number.at(o));
-      number[top.inst] = finished++;
+      for (const Instruction* o : top.operands) h.Int(number.Of(o));
+      number.Finish(top.inst, finished++);
       stack.pop_back();
     }
     return h.value();
   }
+
+  // SharingOf's numbers: -1 while an instruction is on the stack, then its
+  // place in the walk. Indexed by unique id when the computation's ids are
+  // distinct and dense (as a module hands them out), in a buffer reused
+  // across computations; else hashed by address (both number alike). A hash
+  // map per computation was most of SharingOf's cost.
+  class Numbers {
+   public:
+    Numbers(const Computation* computation, int64_t size)
+        : computation_(computation), dense_(Scratch()) {
+      dense_.clear();
+      if (computation != nullptr && !computation->instructions().empty()) {
+        const auto& stored = computation->instructions();
+        int64_t lo = stored.front()->unique_id(), hi = lo;
+        for (const auto& inst : stored) {
+          lo = std::min(lo, inst->unique_id());
+          hi = std::max(hi, inst->unique_id());
+        }
+        const int64_t n = static_cast<int64_t>(stored.size());
+        if (lo >= 0 && hi - lo < 4 * n + 64) {
+          base_ = lo;
+          dense_.assign(static_cast<size_t>(hi - lo + 1), kUnseen);
+          bool distinct = true;
+          for (const auto& inst : stored) {
+            int64_t& slot = dense_[static_cast<size_t>(inst->unique_id() - base_)];
+            distinct &= slot == kUnseen;
+            slot = kMarked;
+          }
+          if (distinct) {
+            std::fill(dense_.begin(), dense_.end(), kUnseen);
+            return;
+          }
+          dense_.clear();
+        }
+      }
+      // Sized once: growing it was most of this walk's mallocs.
+      map_.reserve(static_cast<size_t>(std::max<int64_t>(size, 1)));
+    }
+    // Marks `inst` as on the stack; false if it was met before.
+    bool Enter(const Instruction* inst) {
+      if (int64_t* slot = Slot(inst)) {
+        if (*slot != kUnseen) return false;
+        *slot = -1;
+        return true;
+      }
+      return map_.try_emplace(inst, -1).second;
+    }
+    void Finish(const Instruction* inst, int64_t number) {
+      if (int64_t* slot = Slot(inst)) {
+        *slot = number;
+      } else {
+        map_[inst] = number;
+      }
+    }
+    int64_t Of(const Instruction* inst) {
+      if (int64_t* slot = Slot(inst)) return *slot;
+      return map_.at(inst);
+    }
+
+   private:
+    static constexpr int64_t kUnseen = -2;
+    static constexpr int64_t kMarked = -3;
+    // The dense slot of `inst`, or null when it has none (hashed instead).
+    int64_t* Slot(const Instruction* inst) {
+      if (dense_.empty() || inst->parent() != computation_) return nullptr;
+      const int64_t slot = inst->unique_id() - base_;
+      if (slot < 0 || slot >= static_cast<int64_t>(dense_.size())) return nullptr;
+      return &dense_[static_cast<size_t>(slot)];
+    }
+    static std::vector<int64_t>& Scratch() {
+      thread_local std::vector<int64_t> buffer;
+      return buffer;
+    }
+    const Computation* computation_;
+    std::vector<int64_t>& dense_;
+    int64_t base_ = 0;
+    absl::flat_hash_map<const Instruction*, int64_t> map_;
+  };
+
+  struct Frame {
+    const Instruction* inst;
+    Walk operands;
+    size_t next = 0;
+  };
+  std::vector<Frame> frames_;
 
   uint64_t Hash(const Instruction& inst) {
     Hasher h;

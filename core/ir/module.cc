@@ -115,7 +115,14 @@ std::unique_ptr<Module> Module::CloneParts(const ClonePart& part) const {
   };
   absl::flat_hash_map<const Computation*, Computation*> comp_map;
   absl::flat_hash_map<const Instruction*, Instruction*> inst_map;
-  inst_map.reserve(static_cast<size_t>(instruction_count()));
+  // Sized for the computations kept, not the whole module: after a dry pass
+  // most instructions are in candidates' fused computations, which a step's
+  // copy leaves out, and a map several times too large is slower to fill.
+  size_t most = 0;
+  for (const auto& comp : computations_) {
+    if (!part.computation || part.computation(*comp)) most += comp->instructions().size();
+  }
+  inst_map.reserve(most);
   comp_map.reserve(computations_.size());
   std::vector<Instruction*> operands;
   for (const auto& comp : computations_) {

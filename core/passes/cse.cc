@@ -229,8 +229,12 @@ absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
   for (const auto& c : module.computations()) computations.push_back(c.get());
   ValueNumbers numbers;
   EffectScan effects;
+  // One table for every computation, emptied between them: a fresh one per
+  // computation regrew through several mallocs in each of the hundreds of
+  // fused computations a post-pass CSE of an env step walks.
+  absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>> seen;
   for (Computation* computation : computations) {
-    absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>> seen;
+    seen.clear();
     for (Instruction* inst : computation->MakePostOrder()) {
       if (rewriter.IsRemoved(inst) || !Mergeable(*inst, effects)) continue;
       const Operands operands = numbers.CanonicalOperands(*inst);

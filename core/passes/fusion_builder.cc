@@ -143,12 +143,15 @@ class FusedComputationBuilder {
     // candidate of a dry pass. At most every member's body, a parameter per
     // member operand and a root tuple.
     size_t most = 1;
+    size_t most_operands = 0;  // each parameter stands for a member's operand
     for (const Instruction* member : members) {
       most += member->operand_count() +
               (member->opcode() == Opcode::kFusion ? member->fused_computation()->instruction_count()
                                                    : 1);
+      most_operands += member->operand_count();
     }
     computation_->ReserveInstructions(most);
+    operands_.reserve(most_operands);
   }
 
   // Copies `member` in. For a fusion whose root is a tuple, `needed` says
@@ -490,7 +493,10 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
     RETURN_IF_ERROR(builder.Inline(member, it == needed.end() ? nullptr : &it->second));
   }
   Instruction* root = nullptr;
-  std::vector<FusedValue> outputs = spec.outputs;
+  // The outputs in the fusion's order, kept only for `output_order` (a copy
+  // per candidate of a dry pass was a malloc each).
+  std::vector<FusedValue> outputs;
+  if (output_order != nullptr) outputs = spec.outputs;
   if (spec.outputs.size() == 1) {
     ASSIGN_OR_RETURN(root, builder.Value(spec.outputs.front()));
   } else {
@@ -538,7 +544,11 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
   Computation* fused = rewriter.AddComputation(std::move(body), outer, /*names_reserved=*/true);
   auto fusion = Instruction::Create(Opcode::kFusion, root->shape(), operands);
   fusion->mutable_attrs<FusionAttrs>().kind = kind;
-  fusion->set_called_computations({fused});
+  // Through a reused one-element list: a temporary vector per candidate
+  // was a malloc each.
+  thread_local std::vector<Computation*> callee(1);
+  callee[0] = fused;
+  fusion->set_called_computations(callee);
   fusion->set_name(
       module->UniqueInstructionName(kind == FusionKind::kInput ? "input_fusion" : "loop_fusion"));
   // Keep the source location of the last member (the consumer), as XLA does.

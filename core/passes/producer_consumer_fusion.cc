@@ -25,8 +25,12 @@ absl::InlinedVector<Instruction*, 8> DistinctOperands(const Instruction& consume
 // merged computation would not be emittable.
 absl::StatusOr<Instruction*> Fuse(Rewriter& rewriter, Instruction* producer,
                                   Instruction* consumer) {
-  absl::StatusOr<Instruction*> fused =
-      BuildFusion(rewriter, {{producer, consumer}, {{consumer, -1}}});
+  // One spec per thread, refilled: two fresh vectors per candidate of a dry
+  // pass were two mallocs each.
+  thread_local FusionSpec spec;
+  spec.members.assign({producer, consumer});
+  spec.outputs.assign({FusedValue{consumer, -1}});
+  absl::StatusOr<Instruction*> fused = BuildFusion(rewriter, spec);
   if (!fused.ok() && absl::IsFailedPrecondition(fused.status())) return nullptr;
   return fused;
 }

@@ -138,6 +138,9 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
     chosen[alts[i].node] = alts[i].node->operand(choices[i]);
   }
   absl::flat_hash_set<const Instruction*> live;
+  // At least the entry's instructions survive or are candidates' fusions
+  // and alternatives nodes: sized once rather than grown through rehashes.
+  live.reserve(module.entry()->instructions().size());
   absl::flat_hash_set<const Computation*> reached = {module.entry()};
   std::vector<const Computation*> computations = {module.entry()};
   std::vector<const Instruction*> stack;

@@ -95,6 +95,43 @@ TEST(GraphLimitsTest, MeasureGraphCountsWhatTheObservationHolds) {
   }
 }
 
+// The walk that measures also finds the alternatives nodes, as
+// FindAlternatives does: the same nodes, indices and order, and the same size.
+TEST(GraphLimitsTest, MeasureGraphFindsTheAlternativesFindAlternativesFinds) {
+  auto corpus = BenchmarkSet::Load({kData + "/corpus/small/hlo/softmax_4096x1024_small.hlo",
+                                    kData + "/corpus/small/hlo/layernorm_8192x1024_small.hlo"},
+                                   {"algsimp", "dce"},
+                                   std::make_shared<CostModelSource>(H100Device()))
+                    .value();
+  int64_t checked = 0;
+  for (int64_t b = 0; b < corpus->size(); ++b) {
+    std::unique_ptr<Module> module = corpus->Prepared(b).value()->module->Clone();
+    // Measured before each dry pass and with its alternatives in place.
+    for (int round = 0; round < 4; ++round) {
+      std::vector<AlternativeNode> found = {{nullptr, -7}};  // replaced, not appended to
+      const GraphSize with = MeasureGraph(*module, &found);
+      const GraphSize without = MeasureGraph(*module);
+      EXPECT_EQ(with.nodes, without.nodes);
+      EXPECT_EQ(with.edges, without.edges);
+      EXPECT_EQ(with.alternatives, without.alternatives);
+      EXPECT_EQ(with.max_choices, without.max_choices);
+      const std::vector<AlternativeNode> expected = FindAlternatives(*module);
+      ASSERT_EQ(found.size(), expected.size()) << corpus->name(b) << " round " << round;
+      for (size_t i = 0; i < found.size(); ++i) {
+        EXPECT_EQ(found[i].node, expected[i].node);
+        EXPECT_EQ(found[i].node_index, expected[i].node_index);
+      }
+      checked += static_cast<int64_t>(found.size());
+      if (!expected.empty()) {
+        ASSERT_TRUE(ApplyChoices(*module, std::vector<int64_t>(expected.size(), 1)).ok());
+      } else if (RunDryPass(*CreatePass("fusion").value(), *module).value() == 0) {
+        break;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 TEST(GraphLimitsTest, ErrorNamesEveryLimitExceeded) {
   GraphSize size{10, 20, 3, 5};
   EXPECT_TRUE(CheckGraphFits(size, {10, 20, 3, 5}, "e", "b", "m").ok());
