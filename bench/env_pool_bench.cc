@@ -41,10 +41,10 @@
 //       change to how rows are written must leave it as it was (this reads
 //       every padded row, so leave it off for speed figures)
 //   HLOGYM_BENCH_PER_MODULE=1   prints, per corpus module, its share of the
-//       mix's env steps and their mean wall time (the scheduler's per-env
-//       timing: the env step plus the row write; autoreset steps apart),
-//       which is what the mix's mean step cost is made of (cheap: a few adds
-//       per env step)
+//       mix's env steps and their mean CPU time (the scheduler's per-env
+//       timing, on the thread that ran it: the env step plus the row write;
+//       autoreset steps apart), which is what the mix's mean step cost is
+//       made of (cheap: a few adds per env step)
 //
 //   build/bench/hlogym_env_pool_bench --benchmark_filter='BM_PoolSteps|BM_StepLatency'
 //   HLOGYM_BENCH_MEMORY_STEPS=1000 build/bench/hlogym_env_pool_bench --benchmark_filter=BM_PoolMemory
@@ -165,7 +165,7 @@ uint64_t HashBatch(uint64_t h, const Batch& batch) {
 // (HLOGYM_BENCH_PER_MODULE).
 struct ModuleMix {
   std::vector<int64_t> steps;
-  std::vector<double> seconds;
+  std::vector<double> seconds;  // CPU seconds (the env's thread)
   int64_t resets = 0;
   double reset_seconds = 0;
 
@@ -178,11 +178,11 @@ struct ModuleMix {
       const int32_t b = before.benchmark(e);
       if (before.terminated(e) || before.truncated(e) || b < 0) {
         ++resets;
-        reset_seconds += schedule.last_seconds(e);
+        reset_seconds += schedule.last_cpu_seconds(e);
         continue;
       }
       ++steps[b];
-      seconds[b] += schedule.last_seconds(e);
+      seconds[b] += schedule.last_cpu_seconds(e);
     }
   }
 
@@ -193,10 +193,10 @@ struct ModuleMix {
       total += steps[b];
       total_s += seconds[b];
     }
-    std::fprintf(stderr, "%s: per module (%lld env steps, mean %.3f ms)\n", what,
+    std::fprintf(stderr, "%s: per module (%lld env steps, mean %.3f ms CPU)\n", what,
                  static_cast<long long>(total), total > 0 ? 1e3 * total_s / total : 0.0);
-    std::fprintf(stderr, "  %-40s %7s %7s %9s %8s\n", "module", "steps", "share", "mean_ms",
-                 "time%");
+    std::fprintf(stderr, "  %-40s %7s %7s %9s %8s\n", "module", "steps", "share", "cpu_ms",
+                 "cpu%");
     auto row = [&](const std::string& name, int64_t n, double s) {
       std::fprintf(stderr, "  %-40s %7lld %6.1f%% %9.3f %7.1f%%\n", name.c_str(),
                    static_cast<long long>(n), 100.0 * n / std::max<int64_t>(total, 1),

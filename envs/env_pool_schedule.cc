@@ -2,16 +2,27 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "core/base/parallel.h"
 #include "oneapi/tbb/task_arena.h"
 
 namespace hlogym {
+namespace {
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
 
 StepSchedule::StepSchedule(int64_t num_envs, int num_threads)
     : num_envs_(num_envs),
       num_threads_(std::max(1, num_threads)),
       last_s_(num_envs, 0.0),
+      last_cpu_s_(num_envs, 0.0),
       home_(num_envs),
       lists_(std::make_unique<List[]>(num_threads_)),
       claimed_(std::make_unique<std::atomic<bool>[]>(num_threads_)) {
@@ -73,8 +84,10 @@ void StepSchedule::Plan() {
 
 void StepSchedule::RunOne(absl::FunctionRef<void(int64_t)> body, int64_t env, int list) {
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = ThreadCpuSeconds();
   body(env);
   last_s_[env] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  last_cpu_s_[env] = ThreadCpuSeconds() - cpu_start;
   home_[env] = list;
 }
 

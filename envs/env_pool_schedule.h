@@ -47,6 +47,10 @@ class StepSchedule {
   int num_threads() const { return num_threads_; }
   // Seconds the env's last call took (0 before its first).
   double last_seconds(int64_t env) const { return last_s_[env]; }
+  // CPU seconds of the thread that ran it, over the same call: what the
+  // call cost whatever else the machine was running (benchmarks' per-module
+  // figures; the plan uses the wall time above).
+  double last_cpu_seconds(int64_t env) const { return last_cpu_s_[env]; }
   // The thread list the env ran on last (its memory's arena, in glibc terms).
   int home(int64_t env) const { return home_[env]; }
 
@@ -67,6 +71,7 @@ class StepSchedule {
   const int64_t num_envs_;
   const int num_threads_;
   std::vector<double> last_s_;
+  std::vector<double> last_cpu_s_;
   std::vector<int> home_;
   std::unique_ptr<List[]> lists_;
   std::unique_ptr<std::atomic<bool>[]> claimed_;
