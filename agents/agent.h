@@ -23,6 +23,13 @@ class Agent {
   // Choices for `env`'s current alternatives. An env with no episode running
   // is an error.
   virtual absl::StatusOr<std::vector<int64_t>> Act(const HloRewriteEnv& env) = 0;
+  // Wall time spent so far on a measured source (AgentContext::measured):
+  // in all, and of it compiling. Zero for agents that measure nothing.
+  struct MeasuringTime {
+    double seconds = 0;
+    double compile_seconds = 0;
+  };
+  virtual MeasuringTime measuring_time() const { return {}; }
 };
 
 // What an agent may use besides the env it is shown.

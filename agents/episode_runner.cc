@@ -19,6 +19,7 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   EpisodeResult result;
+  const Agent::MeasuringTime measuring_before = agent.measuring_time();
   RETURN_IF_ERROR(env.Reset(seed, benchmark));
   const double start_size = static_cast<double>(env.module().instruction_count());
   // A step (or an agent's lookahead) that would grow the graph past the
@@ -73,6 +74,9 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
                    CloneWithChoices(env.module(),
                                     std::vector<int64_t>(env.choice_counts().size(), 0)));
   result.seconds = elapsed();
+  result.measure_seconds = agent.measuring_time().seconds - measuring_before.seconds;
+  result.measure_compile_seconds =
+      agent.measuring_time().compile_seconds - measuring_before.compile_seconds;
   return result;
 }
 

@@ -31,6 +31,8 @@ struct EpisodeResult {
   std::vector<std::vector<int64_t>> choices;  // per step, replayable
   std::shared_ptr<const Module> final_module;  // the module at the episode's end
   double seconds = 0;           // wall time of the episode, agent included
+  // Of it, the agent's time on a measured source (Agent::measuring_time).
+  double measure_seconds = 0, measure_compile_seconds = 0;
   std::string stopped;          // why it ended early (EpisodeLimits, env limits), if it did
   std::string error;            // RunEpisodes: why this episode failed, if it did
   // Set by MeasureEpisodes: where the runtimes above were measured, and the

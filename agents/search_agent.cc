@@ -225,8 +225,12 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     beam = std::move(children);
   }
 
-  // Measured: the target is the fastest candidate there, against xla's.
-  if (measured != nullptr) {
+  // Measured: the target is the fastest candidate there, against xla's; not
+  // once the plan is out of time (the episode still has to replay it).
+  if (measured != nullptr && out_of_time()) {
+    last_measurement_.error = "not measured: the plan ran out of its seconds";
+  } else if (measured != nullptr) {
+    const auto measure_start = std::chrono::steady_clock::now();
     std::vector<const Node*> candidates;
     auto add = [&](const Node& node) {
       for (const Node* c : candidates) {
@@ -244,6 +248,10 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     } else {
       last_measurement_.error = std::string(chosen.status().message());
     }
+    last_measurement_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - measure_start).count();
+    measuring_time_.seconds += last_measurement_.seconds;
+    measuring_time_.compile_seconds += last_measurement_.compile_seconds;
   }
 
   // The plan: the path to the best state, then keeping the originals.
@@ -270,6 +278,7 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
   // kept wherever alternatives are still offered (as RunEpisode does).
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<size_t> index;  // into candidates
+  const auto compile_start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
     const HloRewriteEnv& env = *candidates[i]->env;
     ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
@@ -289,6 +298,8 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
     modules.push_back(std::move(module));
     index.push_back(i);
   }
+  m.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
   if (modules.size() < 2) {  // nothing to choose between
     m.chosen = 0;
     return 0;

@@ -58,7 +58,8 @@ struct SearchOptions {
   int64_t branch = 4;   // random variations per state
   // Wall-time budget of one plan in seconds (0: none). When it runs out the
   // seed that is running stops, xla carries on from there, and the beam
-  // is skipped; the plan is the best state found so far.
+  // is skipped, and so is the measurement; the plan is the best state found
+  // so far. Timing candidates comes on top of it.
   int64_t seconds = 0;
   // End states timed on the measured source per plan, besides the seeds'
   // (0: none; see above).
@@ -75,6 +76,8 @@ struct SearchMeasurement {
   std::vector<int> runs;               // timed runs each
   int64_t chosen = -1;                // index of the plan's target, -1: none
   std::string error;                  // why the measurement was not used
+  double seconds = 0;                 // compiling and timing the candidates
+  double compile_seconds = 0;         // of which compiling (Prepare)
 };
 
 class SearchAgent : public Agent {
@@ -88,6 +91,7 @@ class SearchAgent : public Agent {
   double planned_runtime() const { return planned_runtime_; }
   int64_t plans() const { return plans_; }
   const SearchMeasurement& last_measurement() const { return last_measurement_; }
+  MeasuringTime measuring_time() const override { return measuring_time_; }
 
  private:
   struct PlanStep {
@@ -106,6 +110,7 @@ class SearchAgent : public Agent {
   std::mt19937_64 rng_;
   std::shared_ptr<RuntimeSource> measured_;
   SearchMeasurement last_measurement_;
+  MeasuringTime measuring_time_;
   GreedyAgent greedy_;
   XlaAgent xla_;
   std::vector<PlanStep> plan_;

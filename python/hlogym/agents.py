@@ -76,7 +76,11 @@ class Agent:
         `measure_on` ('cpu', 'gpu', ...) times the original, default-pipeline
         and final modules there once the episodes are over (one at a time), so
         that episodes can plan on the fast cost model and still report
-        measured runtimes; what the episodes saw is kept under 'planned'."""
+        measured runtimes; what the episodes saw is kept under 'planned'.
+        Agents with a measurement budget ('search(measure=4)') time their
+        candidate end states there too ('measure_seconds' per episode, of
+        which 'measure_compile_seconds' compiling); without `measure_on` they
+        use the env's own source where it is measured."""
         tasks = [(int(b), self.seed + e) for b in benchmarks for e in range(int(episodes))]
         return _hlogym.run_episodes(_pool_of(env), self.spec, tasks, int(parallelism), on_done,
                                     float(max_seconds), float(max_growth), measure_on or "")

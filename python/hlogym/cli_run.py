@@ -322,6 +322,18 @@ def _runtimes_label(args, backend: str) -> str:
     return label
 
 
+def _note_measuring(results: dict, done: int) -> None:
+    """What agents with a measurement budget spent timing their candidates
+    (it counts against --time-budget like the rest of their episodes)."""
+    for agent, per_module in results.items():
+        episodes = [e for m in range(done) for e in per_module[m]]
+        spent = sum(e.get("measure_seconds", 0) for e in episodes)
+        if spent > 0:
+            compiling = sum(e.get("measure_compile_seconds", 0) for e in episodes)
+            print(f"note: {agent} spent {spent:.1f} s timing candidate end states "
+                  f"({compiling:.1f} s of it compiling) over {len(episodes)} episodes")
+
+
 def _note_unfinished(done: int, total: int, budget) -> None:
     if done < total:
         print(f"note: --time-budget {budget:g} s ran out after {done} of {total} modules; "
@@ -358,6 +370,7 @@ def cmd_compare(args) -> int:
           f"runtimes in microseconds, the best episode per module")
     table, summary = compare_table(results, done)
     print(table)
+    _note_measuring(results, done)
     _note_unfinished(done, len(files), args.time_budget)
     if args.plot:
         plot_compare(results, done, summary, args.plot,

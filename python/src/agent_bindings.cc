@@ -42,6 +42,8 @@ py::dict ResultDict(const EpisodeResult& r) {
   d["fingerprint"] = r.fingerprint;
   d["choices"] = r.choices;
   d["seconds"] = r.seconds;
+  d["measure_seconds"] = r.measure_seconds;
+  d["measure_compile_seconds"] = r.measure_compile_seconds;
   d["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));
   d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
   if (!r.measured_on.empty()) {

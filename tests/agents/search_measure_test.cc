@@ -161,6 +161,7 @@ TEST(SearchMeasureTest, WithoutAMeasuredSourceTheOptionChangesNothing) {
   auto no_interleaving = std::make_shared<StandInSource>(CpuModel, false);
   for (int64_t b = 0; b < env->benchmarks().size(); ++b) {
     const EpisodeResult plain = RunAgent("search(budget=8, beam=2)", *env, b);
+    EXPECT_EQ(plain.measure_seconds, 0);
     SearchMeasurement m;
     // The env's source (the H100 model) and a deterministic one are not timed on.
     EXPECT_EQ(RunAgent(kSpec, *env, b, {}, &m).choices, plain.choices);
@@ -196,6 +197,10 @@ TEST(SearchMeasureTest, OnTheCpuOneEnvEndsOnATimedCandidate) {
     ASSERT_GE(m.chosen, 0);
     EXPECT_EQ(search.fingerprint, m.fingerprints[m.chosen]);
     for (double t : m.median_seconds) EXPECT_GT(t, 0);
+    // The episode reports the time it took (one plan: this one).
+    EXPECT_EQ(search.measure_seconds, m.seconds);
+    EXPECT_GT(m.seconds, m.compile_seconds);
+    EXPECT_GT(m.compile_seconds, 0);
     if (m.chosen != 0) {
       EXPECT_LT(m.median_seconds[m.chosen], 0.98 * m.median_seconds[0]);
       EXPECT_GE(m.runs[m.chosen], 3);

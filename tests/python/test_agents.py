@@ -126,6 +126,7 @@ def test_search_times_its_candidates_on_the_measured_source(files):
         assert m["error"] is None, m["error"]
         assert m["measured_on"] == "cpu"
         assert m["final_runtime"] > 0
+        assert m["measure_seconds"] > m["measure_compile_seconds"] > 0
         # The model's best is plain search's end; measuring may only trade
         # it for another state, by the model no better, e.g. xla's.
         assert m["planned"]["final_runtime"] >= p["final_runtime"] * (1 - 1e-12)

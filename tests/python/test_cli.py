@@ -158,6 +158,30 @@ def test_cpu_measured_table_from_cost_planned_episodes(tmp_path):
     assert episodes["random"]["default_runtime"] == episodes["xla"]["default_runtime"]
 
 
+def test_search_times_its_candidates_on_the_backend_when_planning_on_the_model(tmp_path):
+    """With --reward-backend, --backend serves search(measure=k) too, and the
+    time it spends there is reported; the main job uses it."""
+    import hlogym.cli as cli
+    from hlogym import _hlogym
+
+    if _hlogym.runtime_source_error("cpu") is not None:
+        pytest.skip("no CPU backend here")
+    assert "measure=4" in cli.MAIN_ARGS[cli.MAIN_ARGS.index("--agents") + 1]
+    out = tmp_path / "results.json"
+    spec = "search(budget=4, beam=2, measure=2)"
+    result = run("compare", "--agents", f"xla,{spec}", "--backend",
+                 "cpu(warmup_runs=1, max_seconds=0.02)", "--reward-backend", "cost:cpu",
+                 "--env", "xla-v0", "--dataset", SOFTMAX, "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert f"note: {spec} spent " in result.stdout
+    assert "note: xla spent" not in result.stdout
+    agents = json.loads(out.read_text())["agents"]
+    episode = agents[spec][0]["episodes"][0]
+    assert episode["error"] is None and episode["measured_on"] == "cpu"
+    assert episode["measure_seconds"] > 0
+    assert agents["xla"][0]["episodes"][0]["measure_seconds"] == 0
+
+
 def test_validate_replays_rollout_decisions(tmp_path):
     out = tmp_path / "results.json"
     assert run("rollout", "--agent", "greedy", "--backend", "cost", "--dataset", SOFTMAX,
