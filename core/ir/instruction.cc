@@ -134,8 +134,13 @@ Instruction::~Instruction() {
 
 std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
     Shape shape, absl::Span<Instruction* const> operands) const {
+  return CloneWithNewOperands(std::move(shape), operands, name_);
+}
+
+std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
+    Shape shape, absl::Span<Instruction* const> operands, std::string name) const {
   auto clone = Create(opcode_, std::move(shape), operands);
-  clone->name_ = name_;
+  clone->name_ = std::move(name);
   clone->index_ = index_;
   clone->called_computations_ = called_computations_;
   clone->dimensions_ = dimensions_;

@@ -45,6 +45,10 @@ class Instruction {
   // Control dependencies are not copied.
   std::unique_ptr<Instruction> CloneWithNewOperands(
       Shape shape, absl::Span<Instruction* const> operands) const;
+  // The same, named `name`: for a copy renamed at once (a fusion candidate's
+  // body), which then never copies the original's name only to drop it.
+  std::unique_ptr<Instruction> CloneWithNewOperands(
+      Shape shape, absl::Span<Instruction* const> operands, std::string name) const;
 
   Opcode opcode() const { return opcode_; }
   const Shape& shape() const { return shape_; }
@@ -117,7 +121,11 @@ class Instruction {
   // sort, map, scan, all-gather, reduce-scatter, get/set-dimension-size.
   absl::Span<const int64_t> dimensions() const { return dimensions_; }
   int64_t dimension(int64_t i) const { return dimensions_[i]; }
-  std::vector<int64_t>& mutable_dimensions() { return dimensions_; }
+  // Inline up to rank 4 (reduce, broadcast and transpose lists mostly fit):
+  // a heap list was a malloc and a free per such instruction copied, and an
+  // env step copies thousands (fusion candidates' bodies, the module).
+  using DimensionList = absl::InlinedVector<int64_t, 4>;
+  DimensionList& mutable_dimensions() { return dimensions_; }
 
   // One integer that parameter, get-tuple-element and iota carry.
   int64_t parameter_number() const { return index_; }
@@ -185,7 +193,7 @@ class Instruction {
   Links control_predecessors_;
   Links control_successors_;
   absl::InlinedVector<Computation*, 2> called_computations_;
-  std::vector<int64_t> dimensions_;
+  DimensionList dimensions_;
   // Out of line: most instructions have none, and the variant is large.
   std::unique_ptr<OpAttrs> attrs_;
   std::vector<RawAttribute> raw_attrs_;

@@ -44,7 +44,7 @@ bool IsIncreasing(absl::Span<const int64_t> dims) {
 Instruction* NewBroadcast(Instruction* operand, const Shape& shape, std::vector<int64_t> dims,
                           RuleContext& ctx) {
   Instruction* b = ctx.Add(Opcode::kBroadcast, shape, {operand});
-  b->mutable_dimensions() = std::move(dims);
+  b->mutable_dimensions().assign(dims.begin(), dims.end());
   return b;
 }
 
@@ -81,7 +81,7 @@ Instruction* TransposeTranspose(Instruction* i, RuleContext& ctx) {
   for (int64_t d : i->dimensions()) composed.push_back(inner->dimension(d));
   if (IsIdentityPermutation(composed) && SameShape(i, inner->operand(0))) return inner->operand(0);
   Instruction* t = ctx.Add(Opcode::kTranspose, i->shape(), {inner->operand(0)});
-  t->mutable_dimensions() = std::move(composed);
+  t->mutable_dimensions().assign(composed.begin(), composed.end());
   return t;
 }
 // transpose(broadcast(x, d), p) = broadcast(x, p⁻¹∘d) when that keeps the

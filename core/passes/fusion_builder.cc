@@ -412,9 +412,8 @@ class FusedComputationBuilder {
   }
 
   Instruction* Clone(const Instruction& inst, absl::Span<Instruction* const> operands) {
-    auto copy = inst.CloneWithNewOperands(inst.shape(), operands);
-    copy->set_name(module_->UniqueInstructionName(inst.name()));
-    return computation_->AddInstruction(std::move(copy));
+    return computation_->AddInstruction(inst.CloneWithNewOperands(
+        inst.shape(), operands, module_->UniqueInstructionName(inst.name())));
   }
 
   Instruction* Add(std::unique_ptr<Instruction> inst, std::string_view name) {

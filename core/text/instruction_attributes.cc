@@ -233,9 +233,13 @@ absl::Status HloParser::ParseOneAttribute(ComputationScope& scope, PendingInstru
     pending.seen.set(*id);
   }
   switch (id.value_or(kNumAttrIds)) {
-    case kDimensions:
+    case kDimensions: {
       if (!UsesDimensions(op)) break;
-      return ParseIntList(&inst->mutable_dimensions());
+      std::vector<int64_t> dims;  // the list is inline in the instruction
+      RETURN_IF_ERROR(ParseIntList(&dims));
+      inst->mutable_dimensions().assign(dims.begin(), dims.end());
+      return absl::OkStatus();
+    }
     case kSlice:
       if (op != Opcode::kSlice) break;
       return ParseSliceRanges(&inst->mutable_attrs<SliceAttrs>());

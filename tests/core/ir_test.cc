@@ -192,6 +192,32 @@ TEST(GraphTest, CloneIsDeepAndKeepsNamesAndIds) {
   EXPECT_EQ(module->UniqueInstructionName("sum"), "sum.1");
 }
 
+TEST(GraphTest, NamedCloneIsTheCloneUnderAnotherName) {
+  Shape f32 = Shape::Array(PrimitiveType::kF32, {4, 8, 16, 2, 3});
+  auto p = Instruction::CreateParameter(0, Shape::Array(PrimitiveType::kF32, {8, 2}), "p");
+  auto b = Instruction::Create(Opcode::kBroadcast, f32, {p.get()});
+  b->set_name("broadcast_in_dim.1234567");
+  // Past the inline capacity of the dimension list, then back under it.
+  b->mutable_dimensions() = {1, 3, 0, 2, 4};
+  b->mutable_dimensions().assign({1, 3});
+  b->mutable_raw_attributes().push_back({"frontend_attributes", "{x=\"y\"}"});
+  auto named = b->CloneWithNewOperands(b->shape(), {p.get()}, "broadcast_in_dim.7");
+  auto plain = b->CloneWithNewOperands(b->shape(), {p.get()});
+  EXPECT_EQ(named->name(), "broadcast_in_dim.7");
+  EXPECT_EQ(plain->name(), "broadcast_in_dim.1234567");
+  EXPECT_EQ(b->name(), "broadcast_in_dim.1234567");
+  for (const Instruction* copy : {named.get(), plain.get()}) {
+    EXPECT_EQ(copy->opcode(), Opcode::kBroadcast);
+    EXPECT_EQ(copy->shape(), f32);
+    EXPECT_EQ(std::vector<int64_t>(copy->dimensions().begin(), copy->dimensions().end()),
+              (std::vector<int64_t>{1, 3}));
+    EXPECT_EQ(copy->raw_attributes(), b->raw_attributes());
+    ASSERT_EQ(copy->operand_count(), 1);
+    EXPECT_EQ(copy->operand(0), p.get());
+  }
+  EXPECT_EQ(p->user_count(), 3);
+}
+
 // The naming rule NameRegistry must keep, stated the plain way: a set of
 // whole names, and per stem a counter probing stem.1, stem.2, ... in turn.
 class ReferenceNames {
