@@ -29,6 +29,9 @@ constexpr double kMinMeasuredGain = 0.02;
 // spread says nothing (one run has none) and a single slow or fast run
 // would decide.
 constexpr int kMinMeasuredRuns = 3;
+// What timing the candidates of a module too slow for that within the
+// source's max_seconds may take.
+constexpr double kSlowModuleSeconds = 1.5;
 
 }  // namespace
 
@@ -304,21 +307,35 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
     m.chosen = 0;
     return 0;
   }
-  // xla's alone first: a module too slow for kMinMeasuredRuns runs within
-  // what the source spends on one cannot be decided on, and timing every
-  // candidate of it would cost the most.
+  // xla's alone first. A module too slow for kMinMeasuredRuns runs within
+  // what the source spends on one gets that many runs all the same, for as
+  // many candidates (in order: the seeds' first) as fit kSlowModuleSeconds;
+  // with fewer than two, there is nothing to decide between.
   ASSIGN_OR_RETURN(std::vector<Measurement> probe, source.MeasureInterleaved({modules[0].get()}));
+  double seconds_per_module = 0;
   if (probe[0].runs < kMinMeasuredRuns) {
-    m.fingerprints.resize(1);
-    m.median_seconds = {probe[0].median_seconds};
-    m.spreads = {probe[0].spread};
-    m.runs = {probe[0].runs};
-    m.chosen = 0;
-    return 0;
+    const double run = probe[0].median_seconds;
+    seconds_per_module = kMinMeasuredRuns * run;
+    // Each candidate: a warm-up run and its timed runs.
+    const size_t fit = static_cast<size_t>(kSlowModuleSeconds / (seconds_per_module + run));
+    if (fit < 2) {
+      m.fingerprints.resize(1);
+      m.median_seconds = {probe[0].median_seconds};
+      m.spreads = {probe[0].spread};
+      m.runs = {probe[0].runs};
+      m.chosen = 0;
+      return 0;
+    }
+    if (modules.size() > fit) {
+      modules.resize(fit);
+      index.resize(fit);
+      m.fingerprints.resize(fit);
+    }
   }
   std::vector<const Module*> timed;
   for (const std::unique_ptr<Module>& module : modules) timed.push_back(module.get());
-  ASSIGN_OR_RETURN(std::vector<Measurement> times, source.MeasureInterleaved(timed));
+  ASSIGN_OR_RETURN(std::vector<Measurement> times,
+                   source.MeasureInterleaved(timed, seconds_per_module));
   size_t fastest = 0;
   for (size_t i = 0; i < times.size(); ++i) {
     m.median_seconds.push_back(times[i].median_seconds);

@@ -32,8 +32,9 @@
 // the noise, max(2%, the mean of the two spreads (p90 - p10) / median), both
 // from at least 3 timed runs, and then the fastest one. xla's end is timed
 // alone first: a module too slow for 3 runs within the source's time per
-// module (max_seconds) keeps xla's end untimed against the others, which
-// would cost the most and decide nothing. Candidates that do not compile
+// module (max_seconds) gets 3 runs each for as many candidates as fit 1.5 s
+// (the seeds' ends first), and keeps xla's end when that is fewer than two
+// (the slowest modules, seconds a run). Candidates that do not compile
 // there are dropped; if the xla seed's end does not (or the timing fails),
 // the plan keeps the best state by the env's runtimes. With a deterministic
 // source only, the option changes nothing.

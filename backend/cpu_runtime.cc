@@ -70,7 +70,9 @@ absl::StatusOr<CpuRuntimeReport> CpuRuntime::MeasureUncached(const Module& modul
 }
 
 absl::StatusOr<std::vector<Measurement>> CpuRuntime::MeasureInterleaved(
-    const std::vector<const Module*>& modules) {
+    const std::vector<const Module*>& modules, double seconds_per_module) {
+  MeasurementOptions options = options_;
+  if (seconds_per_module > 0) options.max_seconds = seconds_per_module;
   std::vector<std::unique_ptr<CpuExecutable>> executables;
   std::vector<std::shared_ptr<const AlignedInputs>> inputs;
   std::vector<std::function<absl::Status()>> runs;
@@ -84,7 +86,7 @@ absl::StatusOr<std::vector<Measurement>> CpuRuntime::MeasureInterleaved(
   for (size_t i = 0; i < modules.size(); ++i) {
     runs.push_back([&, i] { return executables[i]->Execute(inputs[i]->leaves()); });
   }
-  return hlogym::MeasureInterleaved(runs, options_, DeviceTimingMutex("cpu"));
+  return hlogym::MeasureInterleaved(runs, options, DeviceTimingMutex("cpu"));
 }
 
 absl::StatusOr<Measurement> CpuRuntime::Measure(const Module& module) {

@@ -34,9 +34,10 @@ class CpuRuntime {
   // Times `modules` against one another (MeasureInterleaved), without the
   // cache in either direction: for choosing between them, where reusing
   // these figures later would carry the choice's luck into them. Any module
-  // that does not compile or run fails the call.
+  // that does not compile or run fails the call. `seconds_per_module` > 0
+  // replaces the options' max_seconds.
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
-      const std::vector<const Module*>& modules);
+      const std::vector<const Module*>& modules, double seconds_per_module = 0);
 
   CpuKernelCompiler& compiler() { return *compiler_; }
   const MeasurementCache& cache() const { return cache_; }

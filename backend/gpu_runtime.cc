@@ -37,7 +37,9 @@ absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& modul
 }
 
 absl::StatusOr<std::vector<Measurement>> GpuRuntime::MeasureInterleaved(
-    const std::vector<const Module*>& modules) {
+    const std::vector<const Module*>& modules, double seconds_per_module) {
+  MeasurementOptions options = options_;
+  if (seconds_per_module > 0) options.max_seconds = seconds_per_module;
   std::vector<std::unique_ptr<GpuExecutable>> executables;
   std::vector<std::function<absl::StatusOr<double>()>> runs;
   for (const Module* module : modules) {
@@ -51,7 +53,7 @@ absl::StatusOr<std::vector<Measurement>> GpuRuntime::MeasureInterleaved(
   for (const std::unique_ptr<GpuExecutable>& executable : executables) {
     runs.push_back([&executable] { return executable->ExecuteTimed(); });
   }
-  return MeasureInterleavedTimed(runs, options_, DeviceTimingMutex("gpu:0"));
+  return MeasureInterleavedTimed(runs, options, DeviceTimingMutex("gpu:0"));
 }
 
 absl::StatusOr<Measurement> GpuRuntime::Measure(const Module& module) {

@@ -40,7 +40,7 @@ class GpuRuntime {
   // (MeasureInterleavedTimed), without the cache in either direction (see
   // CpuRuntime::MeasureInterleaved).
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
-      const std::vector<const Module*>& modules);
+      const std::vector<const Module*>& modules, double seconds_per_module = 0);
 
   GpuKernelCache& kernels() { return *kernels_; }
   CpuKernelCompiler& host_compiler() { return *host_; }

@@ -38,7 +38,7 @@ absl::StatusOr<MeasurementOptions> ParseMeasurementOptions(std::string_view name
 }  // namespace
 
 absl::StatusOr<std::vector<Measurement>> RuntimeSource::MeasureInterleaved(
-    const std::vector<const Module*>& /*modules*/) {
+    const std::vector<const Module*>& /*modules*/, double /*seconds_per_module*/) {
   return absl::UnimplementedError(
       absl::StrCat("not supported: timing modules against one another on `", name(),
                    "` (only the measured sources cpu and gpu do)"));
@@ -59,8 +59,8 @@ absl::Status CpuMeasuredSource::Prepare(const Module& module) {
 }
 
 absl::StatusOr<std::vector<Measurement>> CpuMeasuredSource::MeasureInterleaved(
-    const std::vector<const Module*>& modules) {
-  return runtime_->MeasureInterleaved(modules);
+    const std::vector<const Module*>& modules, double seconds_per_module) {
+  return runtime_->MeasureInterleaved(modules, seconds_per_module);
 }
 
 #ifdef HLOGYM_HAVE_CUDA
@@ -70,8 +70,8 @@ absl::StatusOr<double> GpuMeasuredSource::Runtime(const Module& module) {
 }
 
 absl::StatusOr<std::vector<Measurement>> GpuMeasuredSource::MeasureInterleaved(
-    const std::vector<const Module*>& modules) {
-  return runtime_->MeasureInterleaved(modules);
+    const std::vector<const Module*>& modules, double seconds_per_module) {
+  return runtime_->MeasureInterleaved(modules, seconds_per_module);
 }
 #endif
 

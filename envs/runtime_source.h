@@ -34,9 +34,11 @@ class RuntimeSource {
   // Measures `modules` against one another for choosing between them: timed
   // runs interleaved in rounds (MeasureInterleaved), so that a change of
   // load shifts all alike, and kept out of any cache that Runtime() reads.
-  // Only the measured sources do this; the others say "not supported".
+  // `seconds_per_module` > 0 replaces the source's max_seconds (slow modules
+  // need more for a few runs each). Only the measured sources do this; the
+  // others say "not supported".
   virtual absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
-      const std::vector<const Module*>& modules);
+      const std::vector<const Module*>& modules, double seconds_per_module = 0);
 };
 
 // The analytical cost model on a device; deterministic and thread-safe.
@@ -62,7 +64,7 @@ class CpuMeasuredSource : public RuntimeSource {
   bool deterministic() const override { return false; }
   absl::Status Prepare(const Module& module) override;  // compiles its kernels
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
-      const std::vector<const Module*>& modules) override;
+      const std::vector<const Module*>& modules, double seconds_per_module = 0) override;
   CpuRuntime& runtime() { return *runtime_; }
 
  private:
@@ -79,7 +81,7 @@ class GpuMeasuredSource : public RuntimeSource {
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
-      const std::vector<const Module*>& modules) override;
+      const std::vector<const Module*>& modules, double seconds_per_module = 0) override;
 
  private:
   std::unique_ptr<GpuRuntime> runtime_;

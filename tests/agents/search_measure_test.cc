@@ -3,6 +3,7 @@
 // source that "measures" with the CPU cost model makes every choice exact
 // and checkable; the CPU backend itself checks the real path, on one env and
 // on episodes run in parallel.
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,25 +42,32 @@ class StandInSource : public RuntimeSource {
   absl::StatusOr<double> Runtime(const Module& module) override { return time_(module); }
   bool deterministic() const override { return false; }
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
-      const std::vector<const Module*>& modules) override {
-    if (!interleaves_) return RuntimeSource::MeasureInterleaved(modules);
+      const std::vector<const Module*>& modules, double seconds_per_module = 0) override {
+    if (!interleaves_) return RuntimeSource::MeasureInterleaved(modules, seconds_per_module);
     ++calls_;
+    seconds_per_module_ = seconds_per_module;
     std::vector<Measurement> out;
     for (const Module* m : modules) {
       Measurement measurement;
       measurement.median_seconds = measurement.min_seconds = time_(*m);
-      measurement.runs = runs_;
+      // Given more time a module, it manages more runs.
+      measurement.runs =
+          seconds_per_module > 0
+              ? std::max(runs_, static_cast<int>(seconds_per_module / time_(*m) + 1e-9))
+              : runs_;
       out.push_back(measurement);
     }
     return out;
   }
   int calls() const { return calls_; }
+  double seconds_per_module() const { return seconds_per_module_; }
 
  private:
   std::function<double(const Module&)> time_;
   bool interleaves_;
   int runs_;
   int calls_ = 0;
+  double seconds_per_module_ = -1;
 };
 
 double CpuModel(const Module& module) { return EstimateCost(module, CpuDevice()).seconds; }
@@ -130,17 +138,27 @@ TEST(SearchMeasureTest, LeavesXlaOnlyForAGainAboveTheNoise) {
   }
 }
 
-TEST(SearchMeasureTest, ModulesTooSlowForThreeRunsKeepXlasEnd) {
+TEST(SearchMeasureTest, SlowModulesGetThreeRunsEachForTheCandidatesThatFit) {
   std::unique_ptr<HloRewriteEnv> env = TwoTwins();
   ASSERT_NE(env, nullptr);
   const EpisodeResult xla = RunAgent("xla", *env, 1);
-  auto time = [&](const Module& m) { return Fingerprint(m) == xla.fingerprint ? 1.0 : 0.5; };
-  for (int runs : {2, 3}) {
-    auto source = std::make_shared<StandInSource>(time, true, runs);
+  // xla's end takes `run` seconds, the others half that; the source
+  // manages `runs` timed runs within its own time per module.
+  struct Case {
+    double run;
+    int runs;
+  };
+  for (const Case c : {Case{1.0, 2}, Case{0.1, 2}, Case{1.0, 3}}) {
+    SCOPED_TRACE(::testing::Message() << c.run << " s a run, " << c.runs << " runs");
+    auto time = [&](const Module& m) {
+      return Fingerprint(m) == xla.fingerprint ? c.run : c.run / 2;
+    };
+    auto source = std::make_shared<StandInSource>(time, true, c.runs);
     SearchMeasurement m;
     const EpisodeResult search = RunAgent(kSpec, *env, 1, AgentContext{source}, &m);
-    if (runs == 2) {
-      // Only xla's end was timed.
+    if (c.run == 1.0 && c.runs == 2) {
+      // 3 runs of 1 s each (and a warm-up) for two would take 8 s: only
+      // xla's end was timed.
       EXPECT_EQ(source->calls(), 1);
       EXPECT_EQ(m.fingerprints, std::vector<uint64_t>{xla.fingerprint});
       EXPECT_EQ(m.chosen, 0);
@@ -149,6 +167,13 @@ TEST(SearchMeasureTest, ModulesTooSlowForThreeRunsKeepXlasEnd) {
       EXPECT_EQ(source->calls(), 2);
       EXPECT_GT(m.chosen, 0);
       EXPECT_NE(search.fingerprint, xla.fingerprint);
+      if (c.runs == 2) {
+        // 0.3 s of runs each, and a warm-up: three fit 1.5 s.
+        EXPECT_DOUBLE_EQ(source->seconds_per_module(), 0.3);
+        EXPECT_LE(m.fingerprints.size(), 3u);
+      } else {
+        EXPECT_EQ(source->seconds_per_module(), 0);
+      }
     }
   }
 }
