@@ -62,6 +62,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "bench/bench_data.h"
 #include "bench/env_bench_setup.h"
 #include "benchmark/benchmark.h"
@@ -110,6 +113,29 @@ double ResidentMiB() {
 // either.
 double HeapInUseMiB() { return static_cast<double>(mallinfo2().uordblks) / (1 << 20); }
 double MmappedMiB() { return static_cast<double>(mallinfo2().hblkhd) / (1 << 20); }
+// What malloc's heaps hold from the OS beyond what is in use: freed chunks
+// it keeps (every arena). Growth here with a flat heap in use is
+// fragmentation, not a leak.
+double HeapHeldFreeMiB() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.arena - m.uordblks) / (1 << 20);
+}
+
+// Resident MiB of a batch's arrays (mincore over their whole pages).
+double BatchResidentMiB(const Batch& batch) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  int64_t pages = 0;
+  std::vector<unsigned char> in;
+  for (const BatchArray& a : batch.arrays()) {
+    const uintptr_t lo = (reinterpret_cast<uintptr_t>(a.data.get()) + page - 1) & ~(page - 1);
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(a.data.get()) + a.bytes()) & ~(page - 1);
+    if (hi <= lo) continue;
+    in.assign((hi - lo) / page, 0);
+    if (mincore(reinterpret_cast<void*>(lo), hi - lo, in.data()) != 0) continue;
+    for (unsigned char c : in) pages += c & 1;
+  }
+  return static_cast<double>(pages * page) / (1 << 20);
+}
 
 // A uniformly random legal choice for every offered alternative.
 void RandomActions(const Batch& batch, int64_t width, std::mt19937_64& rng,
@@ -441,9 +467,11 @@ void BM_PoolMemory(benchmark::State& state) {
       if (step % 100 == 0 || step == total_steps) {
         std::fprintf(stderr,
                      "BM_PoolMemory: pool step %lld (%lld env steps): VmRSS %.1f MiB, peak "
-                     "%.1f MiB, malloc heap in use %.1f MiB, mmap'd %.1f MiB, load %.2f\n",
+                     "%.1f MiB, malloc heap in use %.1f MiB, held free %.1f MiB, mmap'd %.1f "
+                     "MiB (this batch resident %.1f MiB), load %.2f\n",
                      static_cast<long long>(step), static_cast<long long>(step * 64), rss,
-                     rss_peak, HeapInUseMiB(), MmappedMiB(), bench::LoadAverage());
+                     rss_peak, HeapInUseMiB(), HeapHeldFreeMiB(), MmappedMiB(),
+                     BatchResidentMiB(*batch), bench::LoadAverage());
       }
     }
     state.counters["pool_steps"] = static_cast<double>(total_steps);
@@ -453,6 +481,8 @@ void BM_PoolMemory(benchmark::State& state) {
     state.counters["rss_at_end_MiB"] = ResidentMiB();
     state.counters["rss_peak_MiB"] = rss_peak;
     state.counters["heap_in_use_MiB"] = HeapInUseMiB();
+    state.counters["heap_held_free_MiB"] = HeapHeldFreeMiB();
+    state.counters["batch_resident_MiB"] = BatchResidentMiB(*batch);
     state.counters["mmapped_MiB"] = MmappedMiB();
     state.counters["errors"] = static_cast<double>(errors);
     state.counters["load1"] = bench::LoadAverage();
