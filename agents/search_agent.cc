@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -343,8 +344,14 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
     m.runs.push_back(times[i].runs);
     if (times[i].median_seconds < times[fastest].median_seconds) fastest = i;
   }
+  // The spread is one run's; a median of n runs is good to about spread /
+  // sqrt(n), and twice that covers the difference of two medians with room
+  // (p90 - p10 is ~2.6 sigma of a normal run time; the difference of the
+  // medians' sigma is ~0.7 spread / sqrt(n), so this is ~3 sigma).
+  const int runs = std::min(times[fastest].runs, times[0].runs);
   const double noise =
-      std::max(kMinMeasuredGain, 0.5 * (times[fastest].spread + times[0].spread));
+      std::max(kMinMeasuredGain, (times[fastest].spread + times[0].spread) /
+                                     std::sqrt(static_cast<double>(std::max(runs, 1))));
   if (times[fastest].median_seconds >= times[0].median_seconds * (1 - noise) ||
       std::min(times[fastest].runs, times[0].runs) < kMinMeasuredRuns) {
     fastest = 0;

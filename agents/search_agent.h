@@ -29,8 +29,10 @@
 // later Runtime() of the chosen module is a fresh measurement and not the
 // lucky draw that picked it). The xla seed's end state is the reference:
 // another state is chosen only when its median is below xla's by more than
-// the noise, max(2%, the mean of the two spreads (p90 - p10) / median), both
-// from at least 3 timed runs, and then the fastest one. xla's end is timed
+// the noise, max(2%, 2 x the mean of the two spreads (p90 - p10) / median
+// over sqrt(n), n the fewer of their timed runs; about 3 sigma of the
+// difference of two medians), both from at least 3 timed runs, and then the
+// fastest one. xla's end is timed
 // alone first: a module too slow for 3 runs within the source's time per
 // module (max_seconds) gets 3 runs each for as many candidates as fit 1.5 s
 // (the seeds' ends first), and keeps xla's end when that is fewer than two
