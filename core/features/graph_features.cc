@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/features/attribute_features.h"
+#include "core/ir/unique_id_index.h"
 
 namespace hlogym {
 namespace {
@@ -95,21 +96,11 @@ void Graph::Index() {
   use_map = false;
   by_id.clear();
   if (n == 0) return;
-  int64_t lo = nodes.front()->unique_id(), hi = lo;
-  for (const Instruction* inst : nodes) {
-    lo = std::min(lo, inst->unique_id());
-    hi = std::max(hi, inst->unique_id());
-  }
-  if (lo >= 0 && hi - lo < 64 * n + 4096) {
-    id_base = lo;
-    by_id.assign(static_cast<size_t>(hi - lo + 1), -1);
-    bool distinct = true;
-    for (int64_t i = 0; i < n && distinct; ++i) {
-      int32_t& slot = by_id[static_cast<size_t>(nodes[i]->unique_id() - lo)];
-      distinct = slot < 0;
-      slot = static_cast<int32_t>(i);
+  if (IndexByUniqueId(nodes, 64 * n + 4096, int32_t{-1}, int32_t{0}, by_id, id_base)) {
+    for (int64_t i = 0; i < n; ++i) {
+      by_id[static_cast<size_t>(nodes[i]->unique_id() - id_base)] = static_cast<int32_t>(i);
     }
-    if (distinct) return;
+    return;
   }
   use_map = true;
   by_address.clear();
@@ -273,7 +264,7 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
   if (extent != nullptr) *extent = GraphCounts{n, e, a};
 
   for (int64_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) Prefetch(g.nodes[i + kPrefetchAhead]);
+    if (i + static_cast<int64_t>(kPrefetchAhead) < n) Prefetch(g.nodes[i + kPrefetchAhead]);
     const Instruction* inst = g.nodes[i];
     float* f = view.node_features + i * kNodeFeatureCount;
     std::fill_n(f, kNodeAttrs, 0.f);  // EncodeAttributes writes all its columns

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/module.h"
+#include "core/ir/unique_id_index.h"
 
 namespace hlogym {
 namespace {
@@ -135,29 +136,11 @@ namespace {
 class VisitState {
  public:
   explicit VisitState(const std::vector<std::unique_ptr<Instruction>>& instructions) {
-    dense_.clear();
-    if (instructions.empty()) return;
-    int64_t lo = instructions.front()->unique_id(), hi = lo;
-    for (const auto& inst : instructions) {
-      lo = std::min(lo, inst->unique_id());
-      hi = std::max(hi, inst->unique_id());
-    }
     const int64_t n = static_cast<int64_t>(instructions.size());
-    if (lo < 0 || hi - lo >= 64 * n + 4096) {
+    if (!IndexByUniqueId(instructions, 64 * n + 4096, uint8_t{0}, uint8_t{1}, dense_, base_) &&
+        n > 0) {
       UseMap(instructions.size());
-      return;
     }
-    base_ = lo;
-    dense_.assign(static_cast<size_t>(hi - lo + 1), 0);
-    for (const auto& inst : instructions) {
-      uint8_t& slot = dense_[static_cast<size_t>(inst->unique_id() - base_)];
-      if (slot != 0) {  // two instructions share an id: hash by address
-        UseMap(instructions.size());
-        return;
-      }
-      slot = 1;
-    }
-    std::fill(dense_.begin(), dense_.end(), 0);
   }
 
   uint8_t& operator[](const Instruction* inst) {

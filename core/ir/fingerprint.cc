@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "core/ir/unique_id_index.h"
 
 namespace hlogym {
 namespace {
@@ -289,28 +290,11 @@ class Fingerprinter {
     Numbers(const Computation* computation, int64_t size)
         : computation_(computation), dense_(Scratch()) {
       dense_.clear();
-      if (computation != nullptr && !computation->instructions().empty()) {
-        const auto& stored = computation->instructions();
-        int64_t lo = stored.front()->unique_id(), hi = lo;
-        for (const auto& inst : stored) {
-          lo = std::min(lo, inst->unique_id());
-          hi = std::max(hi, inst->unique_id());
-        }
-        const int64_t n = static_cast<int64_t>(stored.size());
-        if (lo >= 0 && hi - lo < 4 * n + 64) {
-          base_ = lo;
-          dense_.assign(static_cast<size_t>(hi - lo + 1), kUnseen);
-          bool distinct = true;
-          for (const auto& inst : stored) {
-            int64_t& slot = dense_[static_cast<size_t>(inst->unique_id() - base_)];
-            distinct &= slot == kUnseen;
-            slot = kMarked;
-          }
-          if (distinct) {
-            std::fill(dense_.begin(), dense_.end(), kUnseen);
-            return;
-          }
-          dense_.clear();
+      if (computation != nullptr) {
+        const int64_t n = static_cast<int64_t>(computation->instructions().size());
+        if (IndexByUniqueId(computation->instructions(), 4 * n + 64, kUnseen, kMarked, dense_,
+                            base_)) {
+          return;
         }
       }
       // Sized once: growing it was most of this walk's mallocs.

@@ -15,6 +15,7 @@
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
 #include "core/ir/module.h"
+#include "core/ir/unique_id_index.h"
 #include "core/passes/fusion_emittable.h"
 
 namespace hlogym {
@@ -50,25 +51,11 @@ class BodyMap {
   explicit BodyMap(const Computation& body) {
     const auto& stored = body.instructions();
     if (stored.empty()) return;
-    int64_t lo = stored.front()->unique_id(), hi = lo;
-    for (const auto& inst : stored) {
-      lo = std::min(lo, inst->unique_id());
-      hi = std::max(hi, inst->unique_id());
-    }
     const int64_t n = static_cast<int64_t>(stored.size());
-    if (lo >= 0 && hi - lo < 4 * n + 64) {
-      base_ = lo;
-      dense_.assign(static_cast<size_t>(hi - lo + 1), nullptr);
-      // Distinct ids only: a shared one would map two instructions to one slot.
-      absl::InlinedVector<bool, 64> taken(dense_.size(), false);
-      bool distinct = true;
-      for (const auto& inst : stored) {
-        bool& t = taken[static_cast<size_t>(inst->unique_id() - base_)];
-        distinct &= !t;
-        t = true;
-      }
-      if (distinct) return;
-      dense_.clear();
+    // The check for shared ids marks slots with any non-null pointer.
+    if (IndexByUniqueId(stored, 4 * n + 64, static_cast<Instruction*>(nullptr),
+                        stored.front().get(), dense_, base_)) {
+      return;
     }
     use_map_ = true;
     map_.reserve(stored.size());
