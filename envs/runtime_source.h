@@ -30,7 +30,7 @@ class RuntimeSource {
   // (compiling kernels), so that timing many modules one after the other can
   // compile them in parallel first. Thread-safe; a no-op where there is
   // nothing to do ahead. An error here will recur in Runtime.
-  virtual absl::Status Prepare(const Module& module) { return absl::OkStatus(); }
+  virtual absl::Status Prepare(const Module& /*module*/) { return absl::OkStatus(); }
   // Measures `modules` against one another for choosing between them: timed
   // runs interleaved in rounds (MeasureInterleaved), so that a change of
   // load shifts all alike, and kept out of any cache that Runtime() reads.
