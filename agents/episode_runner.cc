@@ -66,18 +66,17 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
   result.truncated = info.truncated;
   result.fingerprint = info.fingerprint;
   result.choices = env.record().choices;
-  // The module the episode's last runtime was taken on: an episode cut
-  // short (truncated, stopped) holds the next dry pass's alternatives, whose
-  // candidates would otherwise be compiled and timed with it; choosing the
-  // original everywhere gives that module back exactly.
-  ASSIGN_OR_RETURN(result.final_module,
-                   CloneWithChoices(env.module(),
-                                    std::vector<int64_t>(env.choice_counts().size(), 0)));
+  // The module the episode's last runtime was taken on.
+  ASSIGN_OR_RETURN(result.final_module, EndModule(env));
   result.seconds = elapsed();
   result.measure_seconds = agent.measuring_time().seconds - measuring_before.seconds;
   result.measure_compile_seconds =
       agent.measuring_time().compile_seconds - measuring_before.compile_seconds;
   return result;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> EndModule(const HloRewriteEnv& env) {
+  return CloneWithChoices(env.module(), std::vector<int64_t>(env.choice_counts().size(), 0));
 }
 
 absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(

@@ -54,6 +54,12 @@ struct EpisodeLimits {
   double max_growth = 0;        // instructions, relative to the episode's start
 };
 
+// The module an episode that ended in `env`'s current state ends with: an
+// episode cut short (truncated, stopped) holds the next dry pass's
+// alternatives, whose candidates would otherwise be compiled and timed with
+// it; keeping the original everywhere gives that module back exactly.
+absl::StatusOr<std::unique_ptr<Module>> EndModule(const HloRewriteEnv& env);
+
 // Resets `env` on `benchmark` with `seed` and lets `agent` act until the
 // episode ends.
 absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64_t benchmark,

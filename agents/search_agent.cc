@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agents/choice_groups.h"
+#include "agents/episode_runner.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
 #include "core/rewrite/decisions.h"
@@ -270,24 +271,16 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   return absl::OkStatus();
 }
 
-}  // namespace hlogym
-
-namespace hlogym {
-
 absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
     RuntimeSource& source, const std::vector<const Node*>& candidates) {
   SearchMeasurement& m = last_measurement_;
   m.source = source.name();
-  // The modules the episode would end with: the state with the originals
-  // kept wherever alternatives are still offered (as RunEpisode does).
+  // The modules the episode would end with.
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<size_t> index;  // into candidates
   const auto compile_start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const HloRewriteEnv& env = *candidates[i]->env;
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                     CloneWithChoices(env.module(),
-                                      std::vector<int64_t>(env.choice_counts().size(), 0)));
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> module, EndModule(*candidates[i]->env));
     // A candidate that does not compile there is no candidate; xla's is
     // the reference, so without it there is nothing to choose against.
     if (absl::Status status = source.Prepare(*module); !status.ok()) {
@@ -353,7 +346,7 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
       std::max(kMinMeasuredGain, (times[fastest].spread + times[0].spread) /
                                      std::sqrt(static_cast<double>(std::max(runs, 1))));
   if (times[fastest].median_seconds >= times[0].median_seconds * (1 - noise) ||
-      std::min(times[fastest].runs, times[0].runs) < kMinMeasuredRuns) {
+      runs < kMinMeasuredRuns) {
     fastest = 0;
   }
   m.chosen = static_cast<int64_t>(fastest);
