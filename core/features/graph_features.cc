@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/features/attribute_features.h"
+#include "core/ir/node_order.h"
 #include "core/ir/unique_id_index.h"
 
 namespace hlogym {
@@ -111,21 +112,10 @@ void Graph::Index() {
 // The calling thread's graph of `module` (valid until its next call).
 const Graph& BuildGraph(const Module& module) {
   thread_local Graph g;
-  g.nodes.clear();
-  g.computation.clear();
+  FillNodeOrder(module, g.nodes, &g.computation);
   g.first_edge.clear();
   g.edges.clear();
   g.alternatives.clear();
-  // NodeOrder, with each node's computation noted on the way.
-  g.nodes.reserve(module.instruction_count());
-  g.computation.reserve(module.instruction_count());
-  const auto& computations = module.computations();
-  for (size_t c = 0; c < computations.size(); ++c) {
-    for (Instruction* inst : computations[c]->MakePostOrder()) {
-      g.nodes.push_back(inst);
-      g.computation.push_back(static_cast<int32_t>(c));
-    }
-  }
   g.Index();
   const size_t n = g.nodes.size();
   g.candidate.assign(n, 0);

@@ -6,11 +6,25 @@ namespace hlogym {
 
 std::vector<Instruction*> NodeOrder(const Module& module) {
   std::vector<Instruction*> order;
-  order.reserve(module.instruction_count());
-  for (const auto& computation : module.computations()) {
-    for (Instruction* inst : computation->MakePostOrder()) order.push_back(inst);
-  }
+  FillNodeOrder(module, order);
   return order;
+}
+
+void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
+                   std::vector<int32_t>* computations) {
+  order.clear();
+  order.reserve(module.instruction_count());
+  if (computations != nullptr) {
+    computations->clear();
+    computations->reserve(module.instruction_count());
+  }
+  const auto& all = module.computations();
+  for (size_t c = 0; c < all.size(); ++c) {
+    for (Instruction* inst : all[c]->MakePostOrder()) {
+      order.push_back(inst);
+      if (computations != nullptr) computations->push_back(static_cast<int32_t>(c));
+    }
+  }
 }
 
 namespace {

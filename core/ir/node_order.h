@@ -14,6 +14,10 @@
 namespace hlogym {
 
 std::vector<Instruction*> NodeOrder(const Module& module);
+// The same into `order` (cleared first, its capacity reused), and, if given,
+// each node's computation (its index in module order) into `computations`.
+void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
+                   std::vector<int32_t>* computations = nullptr);
 
 // The instructions `wanted` accepts, each with its index in NodeOrder, in that
 // order. Only computations holding one are ordered (the others are skipped by
