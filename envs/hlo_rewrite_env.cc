@@ -1,5 +1,7 @@
 #include "envs/hlo_rewrite_env.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
@@ -108,10 +110,7 @@ absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
     }
     const std::string& spec = stage[cursor.pass];
     ASSIGN_OR_RETURN(const bool offered, offers(spec));
-    if (offered) {
-      cursor.idle = 0;  // the same pass is asked again next step
-      return spec;
-    }
+    if (offered) return spec;  // asked again next step if the agent takes some
     cursor.pass = (cursor.pass + 1) % stage.size();
     ++cursor.idle;
   }
@@ -168,6 +167,17 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   const DryCursor saved_dry = dry_;
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
+  if (!spec_.dry_stages.empty()) {
+    // A pass that changed the module is asked again; one whose offers were
+    // all declined is done, as a fixed-point loop moves on from a pass that
+    // changed nothing.
+    if (std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; })) {
+      dry_.idle = 0;
+    } else {
+      dry_.pass = (dry_.pass + 1) % spec_.dry_stages[dry_.stage].size();
+      ++dry_.idle;
+    }
+  }
   if (absl::Status s = OfferAlternatives(); !s.ok()) {
     module_ = std::move(saved);
     info_ = saved_info;

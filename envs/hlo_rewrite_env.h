@@ -26,9 +26,11 @@ struct EnvSpec {
   // Where each step's alternatives come from: either dry_passes, tried in
   // turn from the one after the last that offered (one pass per step), or
   // dry_stages, which mirror a pipeline of fixed-point stages: a pass is
-  // offered again while it has something, then the next pass of its stage;
-  // a stage ends when a whole round of it offers nothing, and never comes
-  // back. Exactly one of the two is set.
+  // offered again while it has something and the agent takes some of it,
+  // then the next pass of its stage (a step that takes nothing moves on, as
+  // a fixed-point loop moves on from a pass that changed nothing); a stage
+  // ends when a whole round of it changes nothing, and never comes back.
+  // Exactly one of the two is set.
   std::vector<std::string> dry_passes;
   std::vector<std::vector<std::string>> dry_stages;
   std::vector<std::string> post_passes;   // run after each decision
@@ -110,7 +112,7 @@ class HloRewriteEnv {
   struct DryCursor {
     size_t stage = 0;
     size_t pass = 0;  // in dry_passes, or in the stage
-    size_t idle = 0;  // passes of the stage in a row that offered nothing
+    size_t idle = 0;  // passes of the stage in a row that changed nothing
   };
   // Runs dry passes on `module` from `cursor` until one offers alternatives;
   // returns its spec, or "" when none did (the episode is over).

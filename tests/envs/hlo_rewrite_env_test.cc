@@ -87,30 +87,50 @@ TEST(HloRewriteEnvTest, CreateRejectsBadSpecs) {
   EXPECT_NE(unknown_in_stage.message().find("unknown pass `no-such-pass`"), std::string::npos);
 }
 
-TEST(HloRewriteEnvTest, DryStagesOfferAPassWhileItHasSomethingAndNeverGoBack) {
+TEST(HloRewriteEnvTest, DryStagesOfferAPassWhileItChangesSomethingAndNeverGoBack) {
   EnvSpec spec = TestSpec(16);
   spec.dry_passes.clear();
   spec.dry_stages = {{"test-double-negation"}, {"fusion"}};
   spec.limits = {256, 512, 64, 16};
   auto env = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).value();
+  auto all = [&](int64_t choice) {
+    return std::vector<int64_t>(env->choice_counts().size(), choice);
+  };
   ASSERT_TRUE(env->Reset(0, 2).ok());
   EXPECT_EQ(env->info().dry_pass, "test-double-negation");
-  // Declined, the same pass offers the same again: its stage is not over.
-  ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 0)).ok());
-  EXPECT_EQ(env->info().dry_pass, "test-double-negation");
   // Taken, nothing is left for it: the next stage's pass, from then on.
-  ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 1)).ok());
+  ASSERT_TRUE(env->Step(all(1)).ok());
   EXPECT_EQ(env->info().dry_pass, "fusion");
   while (!env->info().terminated && !env->info().truncated) {
     EXPECT_EQ(env->info().dry_pass, "fusion");
-    ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 1)).ok());
+    ASSERT_TRUE(env->Step(all(1)).ok());
   }
   EXPECT_TRUE(env->info().terminated);
-  // A fork carries on from the same place in the schedule.
+  // Declined, the pass changed nothing: like a fixed-point loop, its stage
+  // is over although the pass would offer the same again.
   ASSERT_TRUE(env->Reset(0, 2).ok());
-  ASSERT_TRUE(env->Step(std::vector<int64_t>(env->choice_counts().size(), 1)).ok());
+  const uint64_t prepared = env->info().fingerprint;
+  ASSERT_TRUE(env->Step(all(0)).ok());
+  EXPECT_EQ(env->info().dry_pass, "fusion");
+  EXPECT_EQ(env->info().fingerprint, prepared);
+  // A fork carries on from the same place in the schedule.
   std::unique_ptr<HloRewriteEnv> fork = env->Fork();
   EXPECT_EQ(fork->info().dry_pass, "fusion");
+
+  // A stage of two passes ends after a whole round that changed nothing:
+  // declining one pass moves on to the next, and a change starts a new round.
+  spec.dry_stages = {{"test-double-negation", "fusion"}};
+  env = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).value();
+  ASSERT_TRUE(env->Reset(0, 2).ok());
+  EXPECT_EQ(env->info().dry_pass, "test-double-negation");
+  ASSERT_TRUE(env->Step(all(0)).ok());
+  EXPECT_EQ(env->info().dry_pass, "fusion");
+  ASSERT_TRUE(env->Step(all(1)).ok());  // a change: fusion is asked again
+  EXPECT_EQ(env->info().dry_pass, "fusion");
+  ASSERT_TRUE(env->Step(all(0)).ok());  // the round goes on
+  EXPECT_EQ(env->info().dry_pass, "test-double-negation");
+  ASSERT_TRUE(env->Step(all(0)).ok());  // two passes in a row changed nothing
+  EXPECT_TRUE(env->info().terminated);
 
   // In turn instead (dry_passes), declining moves on to the next pass.
   EnvSpec turns = spec;
