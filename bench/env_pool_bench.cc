@@ -21,10 +21,17 @@
 //   BM_StepLatencyCorpus                   the median over every module's
 //                                          steps and the slowest module
 //   BM_PoolMemory                          resident memory (VmRSS) of 64 envs
-//                                          on 2 threads over
+//                                          on 2 threads ($HLOGYM_BENCH_MEMORY_
+//                                          THREADS) over
 //                                          $HLOGYM_BENCH_MEMORY_STEPS pool
 //                                          steps (default 10000; each steps
 //                                          all 64 envs), printed every 100
+//                                          with where it is (file-backed,
+//                                          batches, malloc, the rest: mostly
+//                                          tbbmalloc's instruction blocks);
+//                                          fails over 2 GB or when it grows
+//                                          by more than high-water explains
+//                                          (see kMaxGrowthMiB)
 //
 // fusion-v0's limits are raised to max_nodes 32768, max_edges 131072,
 // max_alternatives 2048 and max_choices 16 (fusion offers up to 11
@@ -70,6 +77,7 @@
 #include "benchmark/benchmark.h"
 #include "envs/env_config.h"
 #include "envs/env_pool.h"
+#include "oneapi/tbb/scalable_allocator.h"
 
 namespace hlogym {
 namespace {
@@ -442,36 +450,150 @@ void BM_StepLatencyCorpus(benchmark::State& state) {
 }
 BENCHMARK(BM_StepLatencyCorpus)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// Where the resident memory is, from /proc/self/smaps_rollup (MiB).
+struct Resident {
+  double rss = 0;
+  double anon = 0;  // anonymous pages: heaps, batches, instruction blocks
+  double huge = 0;  // of which transparent huge pages
+};
+
+Resident ReadResident() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string line;
+  Resident r;
+  auto field = [&](const char* key, double& out) {
+    if (line.rfind(key, 0) == 0) out = std::strtod(line.c_str() + std::strlen(key), nullptr) / 1024.0;
+  };
+  while (std::getline(in, line)) {
+    field("Rss:", r.rss);
+    field("Anonymous:", r.anon);
+    field("AnonHugePages:", r.huge);
+  }
+  return r;
+}
+
+// Hands back what the allocators hold free: tbbmalloc's caches and empty
+// regions (instruction blocks) and glibc's free chunks at the top and inside
+// its heaps. Memory that comes back here was allocator high-water, not a leak.
+void ReleaseAllocatorCaches() {
+  scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS, nullptr);
+  malloc_trim(0);
+}
+
+// Graph nodes and edges the rows of a batch hold (what the envs' modules
+// are now, roughly: the module an env holds is the graph its row shows).
+std::pair<int64_t, int64_t> BatchGraphSize(const Batch& batch) {
+  int64_t nodes = 0, edges = 0;
+  for (int64_t e = 0; e < batch.size(); ++e) {
+    nodes += batch.extent(e)->nodes;
+    edges += batch.extent(e)->edges;
+  }
+  return {nodes, edges};
+}
+
+// Fails (SkipWithError) when the pool's memory is over the 2 GB, or
+// when it grows. What may grow, and does, is high-water: tbbmalloc keeps the
+// regions that the most instructions ever live at once took (the 64 envs'
+// modules together, with a step's dry-pass candidates and the module it
+// replaces), so the process grows by ~1 KiB for each node by which the sum
+// of the rows' graphs sets a new record, and not at all in between; the two
+// rotating batches' resident rows move with the graphs they hold (bounded by
+// Batch::ReleaseUnused). So: after the allocators hand back what they hold
+// free (ReleaseAllocatorCaches), the resident set at the end may exceed the
+// same measure at a tenth of the run by at most kMaxGrowthMiB, plus what the
+// batches' resident rows grew, plus kBytesPerNode for each node by which the
+// record sum of graph nodes rose. A leak or an unbounded cache grows
+// without new records and fails.
+constexpr double kMaxRssMiB = 2048;
+constexpr double kMaxGrowthMiB = 32;
+constexpr double kBytesPerNode = 1024;
+
 void BM_PoolMemory(benchmark::State& state) {
   const Corpus& corpus = GetCorpus();
   const char* env_steps = std::getenv("HLOGYM_BENCH_MEMORY_STEPS");
   const int64_t total_steps = env_steps != nullptr ? std::atoll(env_steps) : 10000;
+  const char* env_threads = std::getenv("HLOGYM_BENCH_MEMORY_THREADS");
+  const int threads = env_threads != nullptr ? std::atoi(env_threads) : 2;
   const int64_t width = corpus.spec.limits.max_alternatives;
+  const int64_t check_step = std::max<int64_t>(1, total_steps / 10);
   for (auto _ : state) {
-    auto pool = EnvPool::Create(corpus.spec, corpus.set, {64, 0, 2, 0}).value();
+    auto pool = EnvPool::Create(corpus.spec, corpus.set, {64, 0, threads, 0}).value();
     std::shared_ptr<Batch> batch = pool->Reset(0, {}).value();
+    std::weak_ptr<Batch> previous;  // the other batch of the pair that rotates
     const double rss_reset = ResidentMiB();
     double rss_100 = 0, rss_1k = 0, rss_peak = rss_reset;
+    double released_check = 0, batches_check = 0;
+    int64_t record_check = 0;
+    int64_t max_nodes = 0;
     std::mt19937_64 rng(2);
     std::vector<int64_t> actions;
     int64_t errors = 0;
-    std::fprintf(stderr, "BM_PoolMemory: 64 envs after reset: VmRSS %.1f MiB\n", rss_reset);
+    std::fprintf(stderr, "BM_PoolMemory: 64 envs, %d threads, after reset: VmRSS %.1f MiB\n",
+                 threads, rss_reset);
+    auto batches_resident = [&] {
+      double mib = BatchResidentMiB(*batch);
+      if (std::shared_ptr<Batch> other = previous.lock(); other != nullptr && other != batch) {
+        mib += BatchResidentMiB(*other);
+      }
+      return mib;
+    };
     for (int64_t step = 1; step <= total_steps; ++step) {
       RandomActions(*batch, width, rng, actions);
+      previous = batch;
       batch = pool->Step(actions).value();
       errors += CountErrors(*batch);
       const double rss = ResidentMiB();
       rss_peak = std::max(rss_peak, rss);
+      const auto [nodes, edges] = BatchGraphSize(*batch);
+      max_nodes = std::max(max_nodes, nodes);
       if (step == 100) rss_100 = rss;
       if (step == 1000) rss_1k = rss;
       if (step % 100 == 0 || step == total_steps) {
+        const Resident r = ReadResident();
         std::fprintf(stderr,
-                     "BM_PoolMemory: pool step %lld (%lld env steps): VmRSS %.1f MiB, peak "
-                     "%.1f MiB, malloc heap in use %.1f MiB, held free %.1f MiB, mmap'd %.1f "
-                     "MiB (this batch resident %.1f MiB), load %.2f\n",
+                     "BM_PoolMemory: pool step %lld (%lld env steps): VmRSS %.1f MiB (anon "
+                     "%.1f, huge %.1f), peak %.1f MiB, malloc heap in use %.1f MiB, held free "
+                     "%.1f MiB, mmap'd %.1f MiB, both batches resident %.1f MiB, graphs %lld "
+                     "nodes %lld edges (most so far %lld nodes), load %.2f\n",
                      static_cast<long long>(step), static_cast<long long>(step * 64), rss,
-                     rss_peak, HeapInUseMiB(), HeapHeldFreeMiB(), MmappedMiB(),
-                     BatchResidentMiB(*batch), bench::LoadAverage());
+                     r.anon, r.huge, rss_peak, HeapInUseMiB(), HeapHeldFreeMiB(), MmappedMiB(),
+                     batches_resident(), static_cast<long long>(nodes),
+                     static_cast<long long>(edges), static_cast<long long>(max_nodes),
+                     bench::LoadAverage());
+      }
+      if (step == check_step || step == total_steps) {
+        ReleaseAllocatorCaches();
+        const double released = ResidentMiB();
+        const double both = batches_resident();
+        std::fprintf(stderr,
+                     "BM_PoolMemory: pool step %lld: allocator caches released: VmRSS %.1f -> "
+                     "%.1f MiB (heap in use %.1f, held free %.1f, both batches resident %.1f, "
+                     "graphs %lld nodes, most so far %lld)\n",
+                     static_cast<long long>(step), rss, released, HeapInUseMiB(),
+                     HeapHeldFreeMiB(), both, static_cast<long long>(nodes),
+                     static_cast<long long>(max_nodes));
+        if (step == check_step) {
+          released_check = released;
+          batches_check = both;
+          record_check = max_nodes;
+        } else {
+          state.counters["rss_released_check_MiB"] = released_check;
+          state.counters["rss_released_end_MiB"] = released;
+          const double allowed =
+              kMaxGrowthMiB + std::max(0.0, both - batches_check) +
+              static_cast<double>(max_nodes - record_check) * kBytesPerNode / (1 << 20);
+          state.counters["growth_MiB"] = released - released_check;
+          state.counters["growth_allowed_MiB"] = allowed;
+          if (released - released_check > allowed) {
+            const std::string why =
+                "memory grows: " + std::to_string(released - released_check) +
+                " MiB from pool step " + std::to_string(check_step) + " to " +
+                std::to_string(total_steps) + " with the allocators' caches released (allowed " +
+                std::to_string(allowed) + ")";
+            std::fprintf(stderr, "BM_PoolMemory: FAILED: %s\n", why.c_str());
+            state.SkipWithError(why.c_str());
+          }
+        }
       }
     }
     state.counters["pool_steps"] = static_cast<double>(total_steps);
@@ -486,6 +608,12 @@ void BM_PoolMemory(benchmark::State& state) {
     state.counters["mmapped_MiB"] = MmappedMiB();
     state.counters["errors"] = static_cast<double>(errors);
     state.counters["load1"] = bench::LoadAverage();
+    if (rss_peak > kMaxRssMiB) {
+      const std::string why = "peak VmRSS " + std::to_string(rss_peak) + " MiB is over " +
+                              std::to_string(kMaxRssMiB) + " MiB";
+      std::fprintf(stderr, "BM_PoolMemory: FAILED: %s\n", why.c_str());
+      state.SkipWithError(why.c_str());
+    }
   }
 }
 BENCHMARK(BM_PoolMemory)->Iterations(1)->Unit(benchmark::kSecond);

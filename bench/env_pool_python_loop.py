@@ -1,19 +1,32 @@
 """The environment pool from Python against a plain Python loop over single envs.
 
 Same workload as bench/env_pool_bench.cc: fusion-v0 over data/corpus/hlo/*.hlo
-with the cost-model reward, random legal actions, and the same raised limits
-(so every corpus module fits all episode long). Each configuration takes the
-same number of environment steps from the same seeds and reports steps per
-second of wall time and per CPU second of the process (all threads), with
-the load average beside it: on a busy machine only the latter compares.
+with the cost-model reward (fusion-v0's `reward: cost`), random legal actions,
+and the same raised limits (so every corpus module fits all episode long).
 
-    PYTHONPATH=python .venv/bin/python bench/env_pool_python_loop.py [--steps 2048]
+Like for like: environment i gets seed i and its own action generator in the
+pool and in the loop (a "single env" is a vector env of one, the pool's own
+code path with no batch around it; `HloGymEnv` would add a copy of every
+padded row per step), so both take exactly the same trajectories over the
+same modules, and every configuration takes the same number of env steps.
+The script checks that: `trajectory` is a digest of every env step's
+fingerprint, reward and flags, env by env, and must be equal across a row
+group. Steps are reported per second of wall time and per CPU second of the
+process (all threads, TBB's workers included); with `--repeats` the
+configurations take turns, so that a change in the machine's load falls on
+all of them alike, and the medians are printed. On a busy machine only the
+CPU column compares; `load1` and the start's `uptime` say how busy it was.
+
+    PYTHONPATH=python .venv/bin/python bench/env_pool_python_loop.py [--steps 2048] [--repeats 3]
 """
 from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import os
+import statistics
+import subprocess
 import time
 
 import numpy as np
@@ -30,75 +43,131 @@ def sample(k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (rng.random(k.shape) * k).astype(np.int64)
 
 
-# Environment i gets seed i and its own action generator in both the pool
-# and the loop, so both take exactly the same trajectories.
 def generators(num_envs: int) -> list:
     return [np.random.default_rng(100 + i) for i in range(num_envs)]
 
 
-def run_pool(files, num_envs: int, threads: int, env_steps: int) -> dict:
-    envs = hlogym.make("fusion-v0", num_envs=num_envs, num_threads=threads, seed=0,
-                       dataset=files, **LIMITS)
-    envs.warn_on_errors = False
-    envs.prepare()
-    obs, _ = envs.reset(seed=0)
-    rngs = generators(num_envs)
-    errors = 0
-    wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(max(1, env_steps // num_envs)):
-        k = obs["alt_num_choices"]
-        actions = np.stack([sample(k[i], rngs[i]) for i in range(num_envs)])
-        obs, _, _, _, infos = envs.step(actions)
-        errors += int(infos["_error"].sum()) if "error" in infos else 0
-    return finish(wall, cpu, max(1, env_steps // num_envs) * num_envs, errors)
+class Trajectories:
+    """Per env, a running digest of what each of its steps returned (outside
+    the timed part's hot path: a few bytes per env step)."""
+
+    def __init__(self, num_envs: int):
+        self.digests = [hashlib.sha1() for _ in range(num_envs)]
+
+    def add(self, env: int, reward, terminated, truncated, fingerprint) -> None:
+        self.digests[env].update(np.array([reward], np.float32).tobytes())
+        self.digests[env].update(bytes([bool(terminated), bool(truncated)]))
+        self.digests[env].update(np.array([fingerprint], np.uint64).tobytes())
+
+    def digest(self) -> str:
+        h = hashlib.sha1()
+        for d in self.digests:
+            h.update(d.digest())
+        return h.hexdigest()[:16]
 
 
-def run_loop(files, num_envs: int, env_steps: int) -> dict:
-    """num_envs single environments (pools of one) stepped one after another."""
-    envs = [hlogym.make("fusion-v0", num_envs=1, num_threads=1, seed=i, dataset=files, **LIMITS)
-            for i in range(num_envs)]
-    obs = []
-    for env in envs:
-        env.warn_on_errors = False
-        env.prepare()
-        obs.append(env.reset(seed=len(obs))[0])
-    rngs = generators(num_envs)
-    errors = 0
-    rounds = max(1, env_steps // num_envs)
-    wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(rounds):
-        for i, env in enumerate(envs):
-            obs[i], _, _, _, infos = env.step(sample(obs[i]["alt_num_choices"], rngs[i]))
-            errors += "error" in infos
-    return finish(wall, cpu, rounds * num_envs, errors)
+class PoolRun:
+    def __init__(self, files, num_envs: int, threads: int):
+        self.num_envs = num_envs
+        self.envs = hlogym.make("fusion-v0", num_envs=num_envs, num_threads=threads, seed=0,
+                                dataset=files, **LIMITS)
+        self.envs.warn_on_errors = False
+        self.envs.prepare()
+
+    def run(self, rounds: int) -> dict:
+        n = self.num_envs
+        obs, _ = self.envs.reset(seed=0)
+        rngs = generators(n)
+        traj = Trajectories(n)
+        errors = 0
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(rounds):
+            k = obs["alt_num_choices"]
+            actions = np.stack([sample(k[i], rngs[i]) for i in range(n)])
+            obs, reward, terminated, truncated, infos = self.envs.step(actions)
+            fingerprint = infos["fingerprint"]
+            for i in range(n):
+                traj.add(i, reward[i], terminated[i], truncated[i], fingerprint[i])
+            errors += int(infos["_error"].sum()) if "error" in infos else 0
+        return finish(wall, cpu, rounds * n, errors, traj)
 
 
-def finish(wall: float, cpu: float, steps: int, errors: int) -> dict:
+class LoopRun:
+    """num_envs single environments (vector envs of one) stepped one after another."""
+
+    def __init__(self, files, num_envs: int):
+        self.envs = [hlogym.make("fusion-v0", num_envs=1, num_threads=1, seed=i, dataset=files,
+                                 **LIMITS) for i in range(num_envs)]
+        for env in self.envs:
+            env.warn_on_errors = False
+            env.prepare()
+
+    def run(self, rounds: int) -> dict:
+        obs = [env.reset(seed=i)[0] for i, env in enumerate(self.envs)]
+        rngs = generators(len(self.envs))
+        traj = Trajectories(len(self.envs))
+        errors = 0
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(rounds):
+            for i, env in enumerate(self.envs):
+                obs[i], reward, terminated, truncated, infos = env.step(
+                    sample(obs[i]["alt_num_choices"], rngs[i]))
+                traj.add(i, reward[0], terminated[0], truncated[0], infos["fingerprint"][0])
+                errors += "error" in infos
+        return finish(wall, cpu, rounds * len(self.envs), errors, traj)
+
+
+def finish(wall: float, cpu: float, steps: int, errors: int, traj: Trajectories) -> dict:
     wall = time.perf_counter() - wall
     cpu = time.process_time() - cpu
     return dict(steps=steps, steps_per_s=steps / wall, steps_per_cpu_s=steps / cpu,
-                errors=errors, load1=os.getloadavg()[0])
+                errors=errors, load1=os.getloadavg()[0], trajectory=traj.digest())
+
+
+def uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return f"load average {os.getloadavg()}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2048, help="environment steps per configuration")
     parser.add_argument("--envs", type=int, nargs="*", default=[1, 4, 16, 64])
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs of each configuration, taking turns; medians are printed")
     args = parser.parse_args()
     files = sorted(glob.glob(os.path.join(ROOT, "data", "corpus", "hlo", "*.hlo")))
-    # Every environment prepares all its benchmarks (pre-passes, runtimes)
-    # before the clock starts: each make() loads its own benchmark set.
-    print(f"{len(files)} corpus modules, {args.steps} env steps per row, "
-          f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}")
-    print(f"{'what':34s} {'envs':>4s} {'steps/s':>9s} {'steps/cpu_s':>11s} {'errors':>6s} {'load1':>6s}")
+    print(f"{len(files)} corpus modules, {args.steps} env steps per run, {args.repeats} runs each, "
+          f"{os.cpu_count()} cores; {uptime()}")
+    print(f"{'what':30s} {'envs':>4s} {'steps/s':>9s} {'steps/cpu_s':>11s} {'vs loop':>7s} "
+          f"{'errors':>6s} {'load1':>6s}  trajectory")
     for num_envs in args.envs:
-        rows = [(f"python loop over single envs", run_loop(files, num_envs, args.steps))]
+        rounds = max(1, args.steps // num_envs)
+        # Every environment prepares all its benchmarks (pre-passes,
+        # runtimes) before any clock starts: each make() loads its own set.
+        configs = [("python loop over single envs", LoopRun(files, num_envs))]
         for threads in (1, 2):
-            rows.append((f"pool, {threads} thread{'s' * (threads > 1)}",
-                         run_pool(files, num_envs, threads, args.steps)))
-        for what, r in rows:
-            print(f"{what:34s} {num_envs:4d} {r['steps_per_s']:9.1f} {r['steps_per_cpu_s']:11.1f} "
-                  f"{r['errors']:6d} {r['load1']:6.2f}", flush=True)
+            configs.append((f"pool, {threads} thread{'s' * (threads > 1)}",
+                            PoolRun(files, num_envs, threads)))
+        results = {what: [] for what, _ in configs}
+        for _ in range(args.repeats):
+            for what, config in configs:
+                results[what].append(config.run(rounds))
+        loop_cpu = statistics.median(r["steps_per_cpu_s"] for r in results[configs[0][0]])
+        digests = set()
+        for what, _ in configs:
+            runs = results[what]
+            per_s = statistics.median(r["steps_per_s"] for r in runs)
+            per_cpu = statistics.median(r["steps_per_cpu_s"] for r in runs)
+            loads = ",".join(f"{r['load1']:.2f}" for r in runs)
+            digests.update(r["trajectory"] for r in runs)
+            print(f"{what:30s} {num_envs:4d} {per_s:9.1f} {per_cpu:11.1f} {per_cpu / loop_cpu:6.2f}x "
+                  f"{runs[-1]['errors']:6d} {loads:>6s}  {runs[-1]['trajectory']}", flush=True)
+        if len(digests) != 1:
+            raise SystemExit(f"{num_envs} envs: the configurations took different trajectories "
+                             f"({sorted(digests)}): they do not compare")
 
 
 if __name__ == "__main__":

@@ -15,9 +15,33 @@
 namespace hlogym {
 namespace {
 
+// log2(1 + n) as a float, for sizes: a module's nodes share few distinct
+// element and byte counts, and two log2 calls per node were 1.3% of a pool
+// step (perf, 16 envs). Direct-mapped by a multiplicative hash of n; a miss
+// computes the same expression, so the values are the ones log2 gives.
+class Log2Memo {
+ public:
+  float Of(int64_t n) {
+    Slot& slot = slots_[(static_cast<uint64_t>(n) * 0x9e3779b97f4a7c15ull) >> (64 - kBits)];
+    if (slot.key != n) {
+      slot.key = n;
+      slot.value = static_cast<float>(std::log2(1.0 + static_cast<double>(n)));
+    }
+    return slot.value;
+  }
+
+ private:
+  static constexpr int kBits = 8;
+  struct Slot {
+    int64_t key = -1;  // sizes are never negative
+    float value = 0.f;
+  };
+  Slot slots_[1 << kBits];
+};
+
 // Writes a shape's type, rank, dims and size at the given columns.
 void PutShape(const Shape& shape, float* type, float* rank, float* dims,
-              float* log_elements) {
+              float* log_elements, Log2Memo& log2_of) {
   *type = static_cast<float>(shape.element_type());
   if (shape.IsTuple()) {
     *rank = -1.f;
@@ -27,9 +51,7 @@ void PutShape(const Shape& shape, float* type, float* rank, float* dims,
   *rank = static_cast<float>(shape.rank());
   const int64_t n = std::min<int64_t>(shape.rank(), kMaxFeatureDims);
   for (int64_t i = 0; i < n; ++i) dims[i] = static_cast<float>(shape.dim(i));
-  *log_elements = shape.IsArray()
-                      ? static_cast<float>(std::log2(1.0 + shape.element_count()))
-                      : 0.f;
+  *log_elements = shape.IsArray() ? log2_of.Of(shape.element_count()) : 0.f;
 }
 
 // A large graph's instructions are out of cache by the time each pass below
@@ -253,6 +275,7 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
   ClearBetween(limits, view, {n, e, a}, last);
   if (extent != nullptr) *extent = GraphCounts{n, e, a};
 
+  thread_local Log2Memo log2_of;
   for (int64_t i = 0; i < n; ++i) {
     if (i + static_cast<int64_t>(kPrefetchAhead) < n) Prefetch(g.nodes[i + kPrefetchAhead]);
     const Instruction* inst = g.nodes[i];
@@ -261,8 +284,8 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
     const Shape& shape = inst->shape();
     f[kNodeOpcode] = static_cast<float>(inst->opcode());
     PutShape(shape, &f[kNodeElementType], &f[kNodeRank], &f[kNodeDims],
-             &f[kNodeLogElements]);
-    f[kNodeLogBytes] = static_cast<float>(std::log2(1.0 + shape.byte_size()));
+             &f[kNodeLogElements], log2_of);
+    f[kNodeLogBytes] = log2_of.Of(shape.byte_size());
     f[kNodeTupleSize] = shape.IsTuple() ? static_cast<float>(shape.tuple_size()) : 0.f;
     const Computation* comp = inst->parent();
     f[kNodeInFusion] = comp->IsFusionComputation() ? 1.f : 0.f;
