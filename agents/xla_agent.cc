@@ -110,6 +110,24 @@ absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
         }
       }
     }
+    // A fusion taken now reads its producer's operands as they are: a
+    // consumer among them that fused too would stay behind, copied, for it.
+    // XLA's run fuses that consumer after, and the fusion reads the result;
+    // so it waits a step, and then fuses with the fusion reading it.
+    absl::flat_hash_set<const Instruction*> newly_read;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (group_choices[g] == 0) continue;
+      const Instruction* original = groups[g].original;
+      for (const Instruction* operand : groups[g].candidates[group_choices[g] - 1]->operands()) {
+        if (std::find(original->operands().begin(), original->operands().end(), operand) ==
+            original->operands().end()) {
+          newly_read.insert(operand);
+        }
+      }
+    }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (newly_read.contains(groups[g].original)) group_choices[g] = 0;
+    }
   }
   return ExpandGroupChoices(groups, group_choices, num_alternatives);
 }

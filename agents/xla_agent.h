@@ -5,6 +5,8 @@
 // operand in post-order first. So a consumer that some user could still
 // absorb waits (keeps the original), and the others pick, of their
 // candidates (one per fusible producer), the one fusing the latest producer.
+// A consumer that a fusion taken in the same step starts to read waits too:
+// XLA fuses it after that fusion, which then reads the result.
 // An episode thus retraces fusion(mode=xla) one producer per consumer per
 // step; it needs more steps than fusion-v0's 32 on large modules. It does not
 // reach the default pipeline exactly: that pipeline also runs multi-output

@@ -139,15 +139,17 @@ TEST(AgentsTest, XlaAgentReachesTheDefaultPipeline) {
 
 TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineWithMultiOutputFusion) {
   // xla-v0 offers the default pipeline's fusion stages (multi-output and
-  // horizontal fusion too). These 20 of the 24 small twins end exactly on the
+  // horizontal fusion too). These 21 of the 24 small twins end exactly on the
   // default pipeline's module, among them mlp_train_sgd, batchnorm and
-  // conv_bn_relu, which need multi-output fusion, and adam,
+  // conv_bn_relu, which need multi-output fusion, adam,
   // transformer_block_fwd and cnn_mnist, whose multi-output fusions the
   // episode merges in another order than the pipeline (the fusion builder
-  // numbers parameters and orders outputs canonically). The other 4 differ
-  // in their fusions: lstm (a producer duplicated into its consumer rather
-  // than read from a multi-output fusion), resnet (one five-output fusion
-  // against a three- and a two-output one), gpt2 and transformer_block_train.
+  // numbers parameters and orders outputs canonically), and lstm, where a
+  // consumer must wait for the fusion that starts to read it. The other 3
+  // differ in their multi-output fusions, which the episode merges pair by
+  // pair where the pass merges a sibling into the last merge first: resnet
+  // (one five-output fusion against a three- and a two-output one), gpt2
+  // and transformer_block_train.
   const std::vector<std::string> modules = {
       "adam_update_10M",                "algebraic_redundancy_2048x2048",
       "attention_causal_8x8x512x64",    "batchnorm_train_64x56x56x128",
@@ -155,10 +157,11 @@ TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineWithMultiOutputFusion) 
       "cumsum_argmax_4096x4096",        "elementwise_chain_2x16M",
       "embedding_bag_grad_8192x64",     "gelu_4096x4096",
       "layernorm_8192x1024",            "layernorm_bf16_8192x1024",
-      "logsumexp_xent_4096x32000",      "mlp_fwd_256x784",
-      "mlp_fwd_bf16_4096x2048",         "mlp_train_sgd_256x784",
-      "softmax_4096x1024",              "topk_sort_1024x4096",
-      "transformer_block_fwd_8x256x512", "while_loop_newton_1M"};
+      "logsumexp_xent_4096x32000",      "lstm_scan_64x128x256",
+      "mlp_fwd_256x784",                "mlp_fwd_bf16_4096x2048",
+      "mlp_train_sgd_256x784",          "softmax_4096x1024",
+      "topk_sort_1024x4096",            "transformer_block_fwd_8x256x512",
+      "while_loop_newton_1M"};
   std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("xla-v0", modules);
   ASSERT_NE(env, nullptr);
   const std::vector<EpisodeResult> xla = Finals(*env, "xla");
