@@ -13,8 +13,10 @@ The script checks that: `trajectory` is a digest of every env step's
 fingerprint, reward and flags, env by env, and must be equal across a row
 group. Steps are reported per second of wall time and per CPU second of the
 process (all threads, TBB's workers included); with `--repeats` the
-configurations take turns, so that a change in the machine's load falls on
-all of them alike, and the medians are printed. On a busy machine only the
+configurations take turns, each turn starting with the next one, so that a
+change in the machine's load falls on all of them alike, and the medians are
+printed. With one env the loop and the 1-thread pool run the same code: their
+gap is the measurement's own spread. On a busy machine only the
 CPU column compares; `load1` and the start's `uptime` say how busy it was.
 
     PYTHONPATH=python .venv/bin/python bench/env_pool_python_loop.py [--steps 2048] [--repeats 3]
@@ -141,8 +143,8 @@ def main() -> None:
     files = sorted(glob.glob(os.path.join(ROOT, "data", "corpus", "hlo", "*.hlo")))
     print(f"{len(files)} corpus modules, {args.steps} env steps per run, {args.repeats} runs each, "
           f"{os.cpu_count()} cores; {uptime()}")
-    print(f"{'what':30s} {'envs':>4s} {'steps/s':>9s} {'steps/cpu_s':>11s} {'vs loop':>7s} "
-          f"{'errors':>6s} {'load1':>6s}  trajectory")
+    print(f"{'what':30s} {'envs':>4s} {'steps/s':>9s} {'steps/cpu_s':>11s} {'(runs)':>11s} "
+          f"{'vs loop':>7s} {'errors':>6s}  {'trajectory':16s}  load1 per run")
     for num_envs in args.envs:
         rounds = max(1, args.steps // num_envs)
         # Every environment prepares all its benchmarks (pre-passes,
@@ -152,8 +154,10 @@ def main() -> None:
             configs.append((f"pool, {threads} thread{'s' * (threads > 1)}",
                             PoolRun(files, num_envs, threads)))
         results = {what: [] for what, _ in configs}
-        for _ in range(args.repeats):
-            for what, config in configs:
+        for turn in range(args.repeats):
+            # Each turn starts one configuration later, so that none always
+            # runs first (or right after the 2-thread pool's spinning worker).
+            for what, config in configs[turn % 3:] + configs[:turn % 3]:
                 results[what].append(config.run(rounds))
         loop_cpu = statistics.median(r["steps_per_cpu_s"] for r in results[configs[0][0]])
         digests = set()
@@ -162,9 +166,12 @@ def main() -> None:
             per_s = statistics.median(r["steps_per_s"] for r in runs)
             per_cpu = statistics.median(r["steps_per_cpu_s"] for r in runs)
             loads = ",".join(f"{r['load1']:.2f}" for r in runs)
+            spread = f"{min(r['steps_per_cpu_s'] for r in runs):.0f}-" \
+                     f"{max(r['steps_per_cpu_s'] for r in runs):.0f}"
             digests.update(r["trajectory"] for r in runs)
-            print(f"{what:30s} {num_envs:4d} {per_s:9.1f} {per_cpu:11.1f} {per_cpu / loop_cpu:6.2f}x "
-                  f"{runs[-1]['errors']:6d} {loads:>6s}  {runs[-1]['trajectory']}", flush=True)
+            print(f"{what:30s} {num_envs:4d} {per_s:9.1f} {per_cpu:11.1f} {spread:>11s} "
+                  f"{per_cpu / loop_cpu:6.2f}x {runs[-1]['errors']:6d}  {runs[-1]['trajectory']}  "
+                  f"{loads}", flush=True)
         if len(digests) != 1:
             raise SystemExit(f"{num_envs} envs: the configurations took different trajectories "
                              f"({sorted(digests)}): they do not compare")

@@ -138,7 +138,9 @@ TEST(EnvPoolTest, AsyncWithOneThreadStepsInRecv) {
       const int32_t id = batch->env_id(r);
       seen.insert(id);
       ids.push_back(id);
-      if (round >= 2) EXPECT_EQ(batch->elapsed_step(r), steps[id] + 1) << "env " << id;
+      if (round >= 2) {
+        EXPECT_EQ(batch->elapsed_step(r), steps[id] + 1) << "env " << id;
+      }
       steps[id] = batch->elapsed_step(r);
     }
     ASSERT_TRUE(pool->Send(std::vector<int64_t>(2 * width, 0), ids).ok());
