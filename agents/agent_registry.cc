@@ -75,6 +75,13 @@ const std::vector<AgentEntry>& Entries() {
                             "0: none) must be in [0, ",
                             SearchOptions::kMaxMeasure, "], got ", search.measure));
          }
+         ASSIGN_OR_RETURN(search.measure_ms, options.GetInt("measure_ms", search.measure_ms));
+         if (search.measure_ms < 0 || search.measure_ms > SearchOptions::kMaxMeasureMs) {
+           return absl::InvalidArgumentError(
+               absl::StrCat("agent option `measure_ms` (milliseconds of timed runs per "
+                            "candidate, 0: the measured source's own) must be in [0, ",
+                            SearchOptions::kMaxMeasureMs, "], got ", search.measure_ms));
+         }
          return std::make_unique<SearchAgent>(search, seed, context.measured);
        }},
       {"xla",

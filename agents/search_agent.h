@@ -36,7 +36,10 @@
 // alone first: a module too slow for 3 runs within the source's time per
 // module (max_seconds) gets 3 runs each for as many candidates as fit 1.5 s
 // (the seeds' ends first), and keeps xla's end when that is fewer than two
-// (the slowest modules, seconds a run). Candidates that do not compile
+// (the slowest modules, seconds a run). `measure_ms` sets the time per
+// candidate instead of the source's (the main job times a few hundred
+// plans); xla's end is then probed with a single timed run, and the module
+// is slow where three such runs do not fit measure_ms. Candidates that do not compile
 // there are dropped; if the xla seed's end does not (or the timing fails),
 // the plan keeps the best state by the env's runtimes. With a deterministic
 // source only, the option changes nothing.
@@ -61,13 +64,20 @@ struct SearchOptions {
   int64_t branch = 4;   // random variations per state
   // Wall-time budget of one plan in seconds (0: none). When it runs out the
   // seed that is running stops, xla carries on from there, and the beam
-  // is skipped, and so is the measurement; the plan is the best state found
-  // so far. Timing candidates comes on top of it.
+  // is skipped; the plan is the best state found so far, or with `measure`
+  // the fastest of the seeds' ends timed against xla's (the model's best
+  // states are not timed then). Timing candidates comes on top of it.
   int64_t seconds = 0;
   // End states timed on the measured source per plan, besides the seeds'
   // (0: none; see above).
   int64_t measure = 0;
   static constexpr int64_t kMaxMeasure = 64;
+  // Milliseconds of timed runs per candidate (0: the source's own time per
+  // module, max_seconds). With it, xla's end is probed with one warm-up and
+  // one timed run instead of a full measurement: what decides whether the
+  // module is too slow for three runs in that time.
+  int64_t measure_ms = 0;
+  static constexpr int64_t kMaxMeasureMs = 10000;
 };
 
 // What the last plan's measurement found (empty when it measured nothing).
@@ -79,6 +89,7 @@ struct SearchMeasurement {
   std::vector<int> runs;               // timed runs each
   int64_t chosen = -1;                // index of the plan's target, -1: none
   std::string error;                  // why the measurement was not used
+  bool seeds_only = false;            // the plan ran out of time: seeds' ends alone
   double seconds = 0;                 // compiling and timing the candidates
   double compile_seconds = 0;         // of which compiling (Prepare)
 };

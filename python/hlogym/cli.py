@@ -29,16 +29,21 @@ from hlogym.resources import data_dir
 #: root up, one producer into each consumer a step; 128 cut it short on 7 modules, 0.80x
 #: of the default pipeline on the cost model instead of 0.995x); modules over
 #: 300 instructions after the pre-passes (7 of
-#: 126, the largest jax.random samplers) are skipped; an episode stops after
+#: 126, the largest jax.random samplers) are skipped (their graphs outgrow
+#: xla-v0's limits, 8192 nodes and 1024 alternatives, five of them at the
+#: start; with limits 4x higher an xla episode alone takes 5-16 s and three
+#: still outgrow them), and the output names them; an episode stops after
 #: 30 s or once its module grew 8x, since greedy lookahead on a few growing
 #: random_* modules takes minutes (search plans within 20 s, leaving the rest
 #: for timing its candidates and replaying the plan: a plan of 30 s on a busy
 #: machine left its episode stopped after one step); and no new chunk of
-#: modules starts after 220 s. search(measure=4) times its 4 best end states
-#: by the model and the seeds' (xla's, greedy's) on the measured backend and
-#: keeps xla's unless another is faster by more than the noise (the cost
-#: model mis-ranks some plans: planned on it alone, search lost to xla on the
-#: CPU, 0.973x against 0.980x of the default pipeline). Runtimes are measured on the GPU
+#: modules starts after 220 s. search(measure=2, measure_ms=50) times its 2
+#: best end states by the model and the seeds' (xla's, greedy's) on the
+#: measured backend, 50 ms of runs each, and keeps xla's unless another is
+#: faster by more than the noise (the cost model mis-ranks some plans:
+#: planned on it alone, search lost to xla on the CPU, 0.973x against 0.980x
+#: of the default pipeline); with measure=4 and the source's 0.1 s each it
+#: spent about 1 s a module timing, half the main job's time. Runtimes are measured on the GPU
 #: where one is usable (rewards too), else on the CPU: there the episodes plan
 #: on the H100 cost model (greedy and search look ahead thousands of times,
 #: which CPU measurement cannot do in 5 minutes on 2 cores; the model of the
@@ -51,7 +56,7 @@ MAIN_OUT = Path("build") / "main"
 #: up to 200 ms a run.
 MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1)"
 MAIN_ARGS = ["compare", "--agents",
-             "random,greedy,xla,search(budget=16, beam=2, seconds=20, measure=4)",
+             "random,greedy,xla,search(budget=16, beam=2, seconds=20, measure=2, measure_ms=50)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
              "--env", "xla-v0", "--max-steps", "512", "--max-growth", "8", "--episode-timeout", "30",
              "--time-budget", "220",

@@ -92,8 +92,10 @@ def _setup(args, agents: list[str]):
     except ValueError as e:
         raise CliError(str(e)) from None
     files = dataset_files(args.dataset, default_dataset, None)
+    args.all_files = len(files)
+    args.too_big = []
     if args.max_instructions:
-        files = _small_enough(files, args.env, args.max_instructions)
+        files, args.too_big = _small_enough(files, args.env, args.max_instructions)
     if args.limit:
         files = files[:args.limit]
     if args.time_budget is not None:
@@ -126,13 +128,15 @@ def by_module_name(results: dict, done: int) -> dict:
     return {a: [per_module[m] for m in order] for a, per_module in results.items()}
 
 
-def _small_enough(files: list[str], env_id: str, limit: int) -> list[str]:
-    """The files whose module has at most `limit` instructions after the env's pre-passes."""
+def _small_enough(files: list[str], env_id: str,
+                  limit: int) -> tuple[list[str], list[tuple[str, int]]]:
+    """The files whose module has at most `limit` instructions after the env's
+    pre-passes, and (name, instructions) of the others."""
     import hlogym
     from hlogym.config import load_config
 
     pre_passes = load_config(env_id).pre_passes
-    kept = []
+    kept, too_big = [], []
     for path in files:
         try:
             module = hlogym.HloModule.from_text(Path(path).read_text())
@@ -142,13 +146,11 @@ def _small_enough(files: list[str], env_id: str, limit: int) -> list[str]:
             raise CliError(f"{path}: {e}") from None
         if module.instruction_count <= limit:
             kept.append(path)
+        else:
+            too_big.append((Path(path).stem, module.instruction_count))
     if not kept:
         raise CliError(f"no module has at most {limit} instructions")
-    skipped = len(files) - len(kept)
-    if skipped:
-        print(f"note: {skipped} of {len(files)} modules have more than {limit} instructions "
-              f"after the pre-passes and are skipped (--max-instructions)")
-    return kept
+    return kept, too_big
 
 
 def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, int]:
@@ -161,9 +163,14 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
     # With a time budget, modules go in chunks (all agents per chunk) so that
     # the table has whole rows when the budget runs out.
     cores = parallelism or os.cpu_count() or 1
-    chunk = num_modules if args.time_budget is None else 4 * cores
+    # Chunks of 8 per core: smaller ones left a core idle at the end of each
+    # agent's chunk for a fifth of the episodes' time (one long episode).
+    chunk = num_modules if args.time_budget is None else 8 * cores
     results = {spec: [] for spec in agents}
     progress = _Progress(num_modules * args.episodes * len(agents), not args.no_progress)
+    # Wall time per agent: its episodes (until the last one ended), then the
+    # table's timing of the modules (what run_episodes does after them).
+    args.phase_seconds = {spec: {"episodes": 0.0, "table": 0.0} for spec in agents}
     done = 0
     try:
         while done < num_modules:
@@ -173,11 +180,21 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
             for spec in agents:
                 progress.describe(spec)
                 agent = hlogym.make_agent(spec, seed=args.seed)
+                call_start = time.perf_counter()
+                last_done = [call_start]
+
+                def on_done(result, last_done=last_done):
+                    last_done[0] = time.perf_counter()
+                    progress.update(result)
+
                 episodes = agent.run_episodes(env, modules, episodes=args.episodes,
-                                              parallelism=parallelism, on_done=progress.update,
+                                              parallelism=parallelism, on_done=on_done,
                                               max_seconds=args.episode_timeout,
                                               max_growth=args.max_growth,
                                               measure_on=args.measure_on)
+                phase = args.phase_seconds[spec]
+                phase["episodes"] += last_done[0] - call_start
+                phase["table"] += time.perf_counter() - last_done[0]
                 for m in range(len(modules)):
                     results[spec].append(episodes[m * args.episodes:(m + 1) * args.episodes])
             done = modules.stop
@@ -334,10 +351,35 @@ def _note_measuring(results: dict, done: int) -> None:
                   f"({compiling:.1f} s of it compiling) over {len(episodes)} episodes")
 
 
-def _note_unfinished(done: int, total: int, budget) -> None:
-    if done < total:
-        print(f"note: --time-budget {budget:g} s ran out after {done} of {total} modules; "
-              f"the rest were not run")
+def _note_phases(args) -> None:
+    """Where the wall time went, per agent: its episodes, then timing the
+    table's modules (only with --reward-backend elsewhere)."""
+    phases = getattr(args, "phase_seconds", None)
+    if not phases:
+        return
+    parts = []
+    for agent, p in phases.items():
+        part = f"{agent} {p['episodes']:.1f} s"
+        if args.measure_on:
+            part += f" + {p['table']:.1f} s table timing"
+        parts.append(part)
+    print("note: wall time per agent (episodes" + (" + timing the table's modules" if args.measure_on
+                                                   else "") + "): " + "; ".join(parts))
+
+
+def _note_coverage(args, files: list[str], done: int) -> None:
+    """How many of the dataset's modules the table covers, and which it does
+    not, and why."""
+    total = getattr(args, "all_files", len(files))
+    too_big = getattr(args, "too_big", [])
+    print(f"modules covered: {done} of {total}")
+    if too_big:
+        print(f"not covered, over --max-instructions {args.max_instructions} after the "
+              f"pre-passes ({len(too_big)}): " +
+              ", ".join(f"{name} ({count})" for name, count in too_big))
+    if done < len(files):
+        print(f"not covered, --time-budget {args.time_budget:g} s ran out ({len(files) - done}): " +
+              ", ".join(Path(path).stem for path in files[done:]))
 
 
 def cmd_rollout(args) -> int:
@@ -349,7 +391,7 @@ def cmd_rollout(args) -> int:
     print(f"agent {args.agent} on {args.env}, backend: {_runtimes_label(args, backend)}, "
           f"{done} modules x {args.episodes} episode(s) in {elapsed:.1f} s")
     print(rollout_table(results[args.agent]))
-    _note_unfinished(done, len(files), args.time_budget)
+    _note_coverage(args, files, done)
     if args.out:
         _write_json(args.out, {"command": "rollout", "env": args.env, "backend": backend,
                                "reward_backend": args.reward_source,
@@ -371,7 +413,8 @@ def cmd_compare(args) -> int:
     table, summary = compare_table(results, done)
     print(table)
     _note_measuring(results, done)
-    _note_unfinished(done, len(files), args.time_budget)
+    _note_phases(args)
+    _note_coverage(args, files, done)
     if args.plot:
         plot_compare(results, done, summary, args.plot,
                      f"{args.env}, {backend_label(backend)}, {done} modules")

@@ -46,6 +46,7 @@ class StandInSource : public RuntimeSource {
     if (!interleaves_) return RuntimeSource::MeasureInterleaved(modules, seconds_per_module);
     ++calls_;
     seconds_per_module_ = seconds_per_module;
+    all_seconds_per_module_.push_back(seconds_per_module);
     std::vector<Measurement> out;
     for (const Module* m : modules) {
       Measurement measurement;
@@ -61,6 +62,7 @@ class StandInSource : public RuntimeSource {
   }
   int calls() const { return calls_; }
   double seconds_per_module() const { return seconds_per_module_; }
+  const std::vector<double>& all_seconds_per_module() const { return all_seconds_per_module_; }
 
  private:
   std::function<double(const Module&)> time_;
@@ -68,6 +70,7 @@ class StandInSource : public RuntimeSource {
   int runs_;
   int calls_ = 0;
   double seconds_per_module_ = -1;
+  std::vector<double> all_seconds_per_module_;
 };
 
 double CpuModel(const Module& module) { return EstimateCost(module, CpuDevice()).seconds; }
@@ -178,6 +181,70 @@ TEST(SearchMeasureTest, SlowModulesGetThreeRunsEachForTheCandidatesThatFit) {
   }
 }
 
+TEST(SearchMeasureTest, MeasureMsProbesOneRunThenGivesEachCandidateThatTime) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  const EpisodeResult xla = RunAgent("xla", *env, 1);
+  constexpr char kTimed[] = "search(budget=8, beam=2, measure=4, measure_ms=50)";
+  // xla's end takes `run` seconds, the others half that.
+  for (double run : {0.01, 0.1, 1.0}) {
+    SCOPED_TRACE(::testing::Message() << run << " s a run");
+    auto time = [&](const Module& m) {
+      return Fingerprint(m) == xla.fingerprint ? run : run / 2;
+    };
+    auto source = std::make_shared<StandInSource>(time, true);
+    SearchMeasurement m;
+    const EpisodeResult search = RunAgent(kTimed, *env, 1, AgentContext{source}, &m);
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    const std::vector<double>& asked = source->all_seconds_per_module();
+    ASSERT_FALSE(asked.empty());
+    // The probe: far less than a run, so one warm-up and one timed run.
+    EXPECT_GT(asked[0], 0);
+    EXPECT_LT(asked[0], 1e-6);
+    if (run == 0.01) {
+      // Three runs fit 50 ms: every candidate gets 50 ms.
+      ASSERT_EQ(asked.size(), 2u);
+      EXPECT_DOUBLE_EQ(asked[1], 0.05);
+      EXPECT_GE(m.fingerprints.size(), 2u);
+      EXPECT_GT(m.chosen, 0);
+    } else if (run == 0.1) {
+      // Too slow for 50 ms: three runs each (0.3 s and a warm-up), three fit 1.5 s.
+      ASSERT_EQ(asked.size(), 2u);
+      EXPECT_DOUBLE_EQ(asked[1], 0.3);
+      EXPECT_LE(m.fingerprints.size(), 3u);
+      EXPECT_GT(m.chosen, 0);
+    } else {
+      // Not even two fit: xla's end, untimed against anything.
+      EXPECT_EQ(asked.size(), 1u);
+      EXPECT_EQ(m.chosen, 0);
+      EXPECT_EQ(search.fingerprint, xla.fingerprint);
+    }
+    EXPECT_EQ(search.fingerprint, m.fingerprints[m.chosen]);
+  }
+}
+
+TEST(SearchMeasureTest, APlanOutOfTimeTimesTheSeedsEndsAgainstXla) {
+  // The transformer training step: greedy's seed alone takes well over the
+  // plan's second.
+  std::unique_ptr<HloRewriteEnv> env =
+      MakeTestEnv("xla-v0", {"transformer_block_train_8x256x512"}, 512);
+  ASSERT_NE(env, nullptr);
+  const EpisodeResult xla = RunAgent("xla", *env, 0);
+  // Every other end state half as fast as xla's: only xla's end is good.
+  auto slower = std::make_shared<StandInSource>(
+      [&](const Module& m) { return Fingerprint(m) == xla.fingerprint ? 1e-3 : 2e-3; }, true);
+  SearchMeasurement m;
+  const EpisodeResult search = RunAgent("search(budget=8, beam=2, seconds=1, measure=4)", *env, 0,
+                                        AgentContext{slower}, &m);
+  ASSERT_TRUE(m.seeds_only) << "the plan did not run out of its second";
+  ASSERT_TRUE(m.error.empty()) << m.error;
+  // xla's, greedy's and xla's after greedy at most, and xla's kept.
+  EXPECT_LE(m.fingerprints.size(), 3u);
+  EXPECT_EQ(m.fingerprints[0], xla.fingerprint);
+  EXPECT_EQ(m.chosen, 0);
+  EXPECT_EQ(search.fingerprint, xla.fingerprint);
+}
+
 TEST(SearchMeasureTest, WithoutAMeasuredSourceTheOptionChangesNothing) {
   std::unique_ptr<HloRewriteEnv> env = TwoTwins();
   ASSERT_NE(env, nullptr);
@@ -257,7 +324,9 @@ TEST(SearchMeasureTest, OnTheCpuParallelEpisodesEndOnTimedCandidates) {
 }
 
 TEST(SearchMeasureTest, BadMeasureValuesAreErrors) {
-  for (const char* spec : {"search(measure=-1)", "search(measure=65)", "search(measure=some)"}) {
+  for (const char* spec : {"search(measure=-1)", "search(measure=65)", "search(measure=some)",
+                           "search(measure=2, measure_ms=-1)",
+                           "search(measure=2, measure_ms=10001)"}) {
     absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(spec, 0);
     ASSERT_FALSE(agent.ok()) << spec;
     EXPECT_EQ(agent.status().code(), absl::StatusCode::kInvalidArgument) << spec;
@@ -266,6 +335,9 @@ TEST(SearchMeasureTest, BadMeasureValuesAreErrors) {
   absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent("search(measure=3)", 0);
   ASSERT_TRUE(agent.ok());
   EXPECT_EQ((*agent)->name(), "search(budget=64, beam=4, branch=4, measure=3)");
+  agent = MakeAgent("search(measure=2, measure_ms=50)", 0);
+  ASSERT_TRUE(agent.ok());
+  EXPECT_EQ((*agent)->name(), "search(budget=64, beam=4, branch=4, measure=2, measure_ms=50)");
 }
 
 }  // namespace

@@ -101,6 +101,23 @@ def test_a_time_budget_runs_every_family_in_turn_and_the_table_is_by_name():
     assert names == sorted(names) and len(names) == 3
 
 
+def test_the_output_says_which_modules_the_table_covers_and_why_not_the_others():
+    # layernorm has 33 instructions after the pre-passes, softmax 16.
+    result = run("rollout", "--agent", "xla", "--backend", "cost", "--dataset", SOFTMAX,
+                 LAYERNORM, "--max-instructions", "20", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "modules covered: 1 of 2" in result.stdout
+    assert ("not covered, over --max-instructions 20 after the pre-passes (1): "
+            "layernorm_8192x1024_small (33)") in result.stdout
+    assert "softmax_4096x1024_small" in table_rows(result.stdout)
+    # A time budget already spent runs nothing, and names every module.
+    result = run("rollout", "--agent", "xla", "--backend", "cost", "--dataset", SOFTMAX,
+                 LAYERNORM, "--time-budget", "0", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "modules covered: 0 of 2" in result.stdout
+    assert "not covered, --time-budget 0 s ran out (2): " in result.stdout
+
+
 def test_episodes_planned_on_one_source_are_timed_on_another(tmp_path):
     """--reward-backend plans on one runtime source, --backend times the end
     states: with two cost models (deterministic) the table must show exactly
@@ -166,7 +183,8 @@ def test_search_times_its_candidates_on_the_backend_when_planning_on_the_model(t
 
     if _hlogym.runtime_source_error("cpu") is not None:
         pytest.skip("no CPU backend here")
-    assert "measure=4" in cli.MAIN_ARGS[cli.MAIN_ARGS.index("--agents") + 1]
+    main_search = cli.MAIN_ARGS[cli.MAIN_ARGS.index("--agents") + 1]
+    assert "measure=2" in main_search and "measure_ms=50" in main_search
     out = tmp_path / "results.json"
     spec = "search(budget=4, beam=2, measure=2)"
     result = run("compare", "--agents", f"xla,{spec}", "--backend",
