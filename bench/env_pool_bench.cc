@@ -67,6 +67,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/mman.h>
@@ -462,7 +463,9 @@ Resident ReadResident() {
   std::string line;
   Resident r;
   auto field = [&](const char* key, double& out) {
-    if (line.rfind(key, 0) == 0) out = std::strtod(line.c_str() + std::strlen(key), nullptr) / 1024.0;
+    if (line.rfind(key, 0) == 0) {
+      out = std::strtod(line.c_str() + std::strlen(key), nullptr) / 1024.0;
+    }
   };
   while (std::getline(in, line)) {
     field("Rss:", r.rss);
