@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/block_pool.h"
 #include "core/ir/module.h"
 #include "core/ir/unique_id_index.h"
 
@@ -175,8 +176,22 @@ class VisitState {
 
 }  // namespace
 
+void* Computation::operator new(size_t size) {
+  return TakeBlock(BlockKind::kComputation, size, sizeof(Computation));
+}
+
+void Computation::operator delete(void* block, size_t size) {
+  GiveBackBlock(BlockKind::kComputation, block, size, sizeof(Computation));
+}
+
 std::vector<Instruction*> Computation::MakePostOrder() const {
   std::vector<Instruction*> order;
+  MakePostOrder(order);
+  return order;
+}
+
+void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
+  order.clear();
   order.reserve(instructions_.size());
   {
     // Cheapest first: ids rising along the storage and every dependency's id
@@ -200,7 +215,7 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
     }
     if (ids_in_order) {
       for (const auto& stored : instructions_) order.push_back(stored.get());
-      return order;
+      return;
     }
   }
   {
@@ -223,7 +238,7 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
       state[inst] = 2;
       order.push_back(inst);
     }
-    if (stored_in_order) return order;
+    if (stored_in_order) return;
     order.clear();
   }
   // Nodes on the stack met again (a cycle, which the verifier reports) are
@@ -256,7 +271,6 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
       stack.pop_back();
     }
   }
-  return order;
 }
 
 bool Computation::IsEntry() const {

@@ -3,102 +3,32 @@
 #include <algorithm>
 #include <new>
 
+#include "core/ir/block_pool.h"
 #include "core/ir/computation.h"
-#include "oneapi/tbb/scalable_allocator.h"
 
 namespace hlogym {
-namespace {
-
-// Instructions are made and freed by the thousand every environment step (the
-// module's copy, a dry pass's candidates, the previous module), so their
-// blocks are kept for reuse on a per-thread free list rather than handed back
-// to malloc (malloc and free were ~30% of a gpt2 step's instructions under
-// callgrind; this list takes 2% of the step off). Bounded (32768 blocks, ~12
-// MB a thread: a gpt2 step frees ~21K, its previous module with the dry
-// pass's candidates, and makes as many again; 8192 sent ~13K a step back to
-// malloc); what a thread holds is freed when it exits.
-//
-// The blocks themselves come from TBB's scalable allocator, not malloc: in
-// the env pool a module made on one thread is often freed on the other, and
-// glibc's free of another thread's chunk takes that arena's lock, where
-// tbbmalloc hands the block back to its owner's heap without one.
-// Sanitizer builds keep malloc, which they see: tbbmalloc's hand-backs are
-// invisible to TSan (a reused block would read as a race) and its blocks to
-// ASan.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define HLOGYM_INSTRUCTION_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define HLOGYM_INSTRUCTION_MALLOC 1
-#endif
-#endif
-
-void* AllocateBlock(size_t size) {
-#ifdef HLOGYM_INSTRUCTION_MALLOC
-  return ::operator new(size);
-#else
-  void* block = scalable_malloc(size);
-  if (block == nullptr) throw std::bad_alloc();
-  return block;
-#endif
-}
-
-void FreeBlock(void* block) {
-#ifdef HLOGYM_INSTRUCTION_MALLOC
-  ::operator delete(block);
-#else
-  scalable_free(block);
-#endif
-}
-
-class InstructionBlocks {
- public:
-  ~InstructionBlocks() {
-    while (head_ != nullptr) {
-      Block* next = head_->next;
-      FreeBlock(head_);
-      head_ = next;
-    }
-    closed_ = true;
-  }
-  void* Take() {
-    if (head_ == nullptr) return nullptr;
-    Block* block = head_;
-    head_ = block->next;
-    --count_;
-    return block;
-  }
-  bool Keep(void* block) {
-    if (closed_ || count_ >= kMaxBlocks) return false;
-    head_ = new (block) Block{head_};
-    ++count_;
-    return true;
-  }
-
- private:
-  struct Block {
-    Block* next;
-  };
-  static constexpr size_t kMaxBlocks = size_t{1} << 15;
-  Block* head_ = nullptr;
-  size_t count_ = 0;
-  bool closed_ = false;
-};
-
-thread_local InstructionBlocks blocks;
-
-}  // namespace
 
 void* Instruction::operator new(size_t size) {
-  if (size == sizeof(Instruction)) {
-    if (void* block = blocks.Take()) return block;
-  }
-  return AllocateBlock(size);
+  return TakeBlock(BlockKind::kInstruction, size, sizeof(Instruction));
 }
 
 void Instruction::operator delete(void* block, size_t size) {
-  if (size == sizeof(Instruction) && blocks.Keep(block)) return;
-  FreeBlock(block);
+  GiveBackBlock(BlockKind::kInstruction, block, size, sizeof(Instruction));
+}
+
+void OpAttrsDelete::operator()(OpAttrs* attrs) const {
+  attrs->~OpAttrs();
+  GiveBackBlock(BlockKind::kOpAttrs, attrs, sizeof(OpAttrs), sizeof(OpAttrs));
+}
+
+OpAttrsPtr NewOpAttrs(const OpAttrs& attrs) {
+  void* block = TakeBlock(BlockKind::kOpAttrs, sizeof(OpAttrs), sizeof(OpAttrs));
+  return OpAttrsPtr(new (block) OpAttrs(attrs));
+}
+
+OpAttrsPtr NewOpAttrs(OpAttrs&& attrs) {
+  void* block = TakeBlock(BlockKind::kOpAttrs, sizeof(OpAttrs), sizeof(OpAttrs));
+  return OpAttrsPtr(new (block) OpAttrs(std::move(attrs)));
 }
 
 std::unique_ptr<Instruction> Instruction::Create(
@@ -120,7 +50,7 @@ std::unique_ptr<Instruction> Instruction::CreateParameter(int64_t number,
 
 std::unique_ptr<Instruction> Instruction::CreateConstant(Literal literal) {
   auto inst = Create(Opcode::kConstant, literal.shape());
-  inst->attrs_ = std::make_unique<OpAttrs>(ConstantAttrs{std::move(literal)});
+  inst->attrs_ = NewOpAttrs(ConstantAttrs{std::move(literal)});
   return inst;
 }
 
@@ -144,7 +74,7 @@ std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
   clone->index_ = index_;
   clone->called_computations_ = called_computations_;
   clone->dimensions_ = dimensions_;
-  if (attrs_) clone->attrs_ = std::make_unique<OpAttrs>(*attrs_);
+  if (attrs_) clone->attrs_ = NewOpAttrs(*attrs_);
   clone->raw_attrs_ = raw_attrs_;
   return clone;
 }
@@ -155,7 +85,7 @@ const OpAttrs& Instruction::op_attrs() const {
 }
 
 void Instruction::set_op_attrs(OpAttrs attrs) {
-  attrs_ = std::make_unique<OpAttrs>(std::move(attrs));
+  attrs_ = NewOpAttrs(std::move(attrs));
 }
 
 bool Instruction::IsRoot() const {

@@ -23,6 +23,15 @@ namespace hlogym {
 
 class Computation;
 
+// An instruction's attribute family, out of line. Its blocks come from a
+// per-thread free list, as instructions' do (core/ir/block_pool.cc).
+struct OpAttrsDelete {
+  void operator()(OpAttrs* attrs) const;
+};
+using OpAttrsPtr = std::unique_ptr<OpAttrs, OpAttrsDelete>;
+OpAttrsPtr NewOpAttrs(const OpAttrs& attrs);
+OpAttrsPtr NewOpAttrs(OpAttrs&& attrs);
+
 class Instruction {
  public:
   // A new, detached instruction. Operands gain it as a user immediately.
@@ -141,7 +150,7 @@ class Instruction {
   }
   template <typename T>
   T& mutable_attrs() {
-    if (!attrs_) attrs_ = std::make_unique<OpAttrs>();
+    if (!attrs_) attrs_ = NewOpAttrs(OpAttrs());
     if (!std::holds_alternative<T>(*attrs_)) *attrs_ = T{};
     return std::get<T>(*attrs_);
   }
@@ -195,7 +204,7 @@ class Instruction {
   absl::InlinedVector<Computation*, 2> called_computations_;
   DimensionList dimensions_;
   // Out of line: most instructions have none, and the variant is large.
-  std::unique_ptr<OpAttrs> attrs_;
+  OpAttrsPtr attrs_;
   std::vector<RawAttribute> raw_attrs_;
 };
 

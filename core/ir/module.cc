@@ -125,12 +125,14 @@ std::unique_ptr<Module> Module::CloneParts(const ClonePart& part) const {
   inst_map.reserve(most);
   comp_map.reserve(computations_.size());
   std::vector<Instruction*> operands;
+  std::vector<Instruction*> order;  // reused: a post-order per computation
   for (const auto& comp : computations_) {
     if (part.computation && !part.computation(*comp)) continue;
     auto new_comp = std::make_unique<Computation>(comp->name());
     new_comp->set_execution_thread(comp->execution_thread());
     new_comp->ReserveInstructions(comp->instructions().size());  // at most all
-    for (Instruction* inst : comp->MakePostOrder()) {
+    comp->MakePostOrder(order);
+    for (Instruction* inst : order) {
       if (!keep(inst)) continue;
       operands.clear();
       for (Instruction* operand : part.operands ? part.operands(*inst) : inst->operands()) {
@@ -146,7 +148,8 @@ std::unique_ptr<Module> Module::CloneParts(const ClonePart& part) const {
       inst_map[inst] = new_comp->AddInstruction(std::move(copy));
     }
     for (const auto& inst : comp->instructions()) {
-      if (!keep(inst.get())) continue;
+      // Most have no control edges: asked first, as `keep` is a lookup.
+      if (inst->control_predecessors().empty() || !keep(inst.get())) continue;
       for (Instruction* pred : inst->control_predecessors()) {
         if (keep(pred)) inst_map.at(pred)->AddControlDependencyTo(inst_map.at(inst.get()));
       }

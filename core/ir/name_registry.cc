@@ -46,8 +46,31 @@ NameRegistry::Parsed NameRegistry::Parse(std::string_view name) {
 
 NameRegistry::Stem& NameRegistry::FindOrAddStem(std::string_view stem) {
   auto it = stems_.find(Key(stem));
-  if (it == stems_.end()) it = stems_.try_emplace(std::string(stem)).first;
-  return it->second;
+  if (it == stems_.end()) it = stems_.try_emplace(std::string(stem), std::make_unique<Stem>()).first;
+  return *it->second;
+}
+
+NameRegistry::Stem* NameRegistry::ParseAndFind(std::string_view name, Parsed& parsed) {
+  // Direct-mapped by the text's address; 512 entries hold most of a dry pass's
+  // working set of originals and parameter names.
+  constexpr size_t kRecent = 512;
+  if (recent_.empty()) recent_.resize(kRecent);
+  const uint64_t key = reinterpret_cast<uintptr_t>(name.data());
+  Recent& recent = recent_[(key * 0x9e3779b97f4a7c15ULL) >> 55];
+  if (recent.data == name.data() && recent.stem != nullptr &&
+      std::string_view(recent.text) == name) {
+    parsed = {name.substr(0, recent.stem_size), recent.number};
+    return recent.stem;
+  }
+  parsed = Parse(name);
+  if (parsed.number == -2) return nullptr;  // kept whole: no stem
+  Stem& stem = FindOrAddStem(parsed.stem);
+  recent.data = name.data();
+  recent.text.assign(name);
+  recent.stem = &stem;
+  recent.stem_size = parsed.stem.size();
+  recent.number = parsed.number;
+  return &stem;
 }
 
 bool NameRegistry::Insert(std::string_view name) {
@@ -72,19 +95,20 @@ bool NameRegistry::Contains(std::string_view name) const {
   if (p.number == -2) return whole_.contains(Key(name));
   auto it = stems_.find(Key(p.stem));
   if (it == stems_.end()) return false;
-  const Stem& stem = it->second;
+  const Stem& stem = *it->second;
   if (p.number == -1) return stem.bare;
   const size_t word = static_cast<size_t>(p.number) / 64;
   return word < stem.used.size() && (stem.used[word] >> (p.number % 64)) & 1;
 }
 
 std::string NameRegistry::Unique(std::string_view name) {
-  const Parsed p = Parse(name);
-  if (p.number == -2) {
+  Parsed p;
+  Stem* found = ParseAndFind(name, p);
+  if (found == nullptr) {  // kept whole
     if (whole_.emplace(Key(name)).second) return std::string(name);
     return NextFree(p.stem);
   }
-  Stem& stem = FindOrAddStem(p.stem);
+  Stem& stem = *found;
   if (p.number == -1) {
     if (!stem.bare) {
       stem.bare = true;

@@ -233,9 +233,11 @@ absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
   // computation regrew through several mallocs in each of the hundreds of
   // fused computations a post-pass CSE of an env step walks.
   absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>> seen;
+  std::vector<Instruction*> order;  // reused: a post-order per computation
   for (Computation* computation : computations) {
     seen.clear();
-    for (Instruction* inst : computation->MakePostOrder()) {
+    computation->MakePostOrder(order);
+    for (Instruction* inst : order) {
       if (rewriter.IsRemoved(inst) || !Mergeable(*inst, effects)) continue;
       const Operands operands = numbers.CanonicalOperands(*inst);
       auto& bucket = seen[Key(*inst, operands)];

@@ -241,7 +241,8 @@ bool ReusesOperandElements(const Instruction& consumer, int64_t operand_index) {
 
 FusionAnalysis::FusionAnalysis(Module& module, bool dry)
     // Ids only grow (Module::NextUniqueId), so one id splits old from new.
-    : first_new_id_(dry ? module.NextUniqueId() : std::numeric_limits<int64_t>::max()) {}
+    : dry_(dry),
+      first_new_id_(dry ? module.NextUniqueId() : std::numeric_limits<int64_t>::max()) {}
 
 std::vector<Instruction*> FusionAnalysis::Users(const Instruction& inst) const {
   std::vector<Instruction*> users;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "core/ir/module.h"
 
@@ -69,8 +70,19 @@ class FusionAnalysis {
   std::vector<Instruction*> Users(const Instruction& instruction) const;
   int64_t UserCount(const Instruction& instruction) const;
 
+  // Dry mode: whether each producer asked about could be fused into all of
+  // its users (fusion legality's FusibleIntoAllUsers), kept for the pass.
+  // The originals and their original users do not change while a dry pass
+  // runs, and the question comes once per consumer of the producer. Null in
+  // apply mode, where the module changes under the pass.
+  absl::flat_hash_map<const Instruction*, bool>* fusible_into_all_users() {
+    return dry_ ? &fusible_into_all_users_ : nullptr;
+  }
+
  private:
+  bool dry_;
   int64_t first_new_id_;
+  absl::flat_hash_map<const Instruction*, bool> fusible_into_all_users_;
   // Node-based: Info() hands out references that callers hold across further
   // Info() calls, and a flat map's rehash would move the entries under them.
   absl::node_hash_map<const Instruction*, FusibleInfo> cache_;

@@ -209,7 +209,11 @@ class FusedComputationBuilder {
       return all_live ? !(tuple_root && inst == root) : live.contains(inst);
     };
     BodyMap local(*body);
-    for (Instruction* inst : body->MakePostOrder()) {
+    // Reused per thread (members are inlined one at a time): a fresh vector
+    // per member was a malloc and a free for each of a dry pass's candidates.
+    thread_local std::vector<Instruction*> order;
+    body->MakePostOrder(order);
+    for (Instruction* inst : order) {
       if (!is_live(inst)) continue;
       if (inst->opcode() == Opcode::kParameter) {
         const int64_t i = inst->parameter_number();

@@ -80,7 +80,11 @@ bool IsEffectiveScalar(const Shape& shape) {
 
 absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused) {
   if (fused.root() == nullptr) return NotEmittable(fused, nullptr, "it has no root");
-  return CheckEmittableFusion(fused, fused.MakePostOrder());
+  // Reused per thread: this runs for fusions by the hundred an env step (the
+  // check itself never comes back here).
+  thread_local std::vector<Instruction*> order;
+  fused.MakePostOrder(order);
+  return CheckEmittableFusion(fused, order);
 }
 
 absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,

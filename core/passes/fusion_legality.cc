@@ -230,11 +230,20 @@ FusionDecision BasicProducerConsumer(const Instruction& producer, Instruction& c
 bool FusibleIntoAllUsers(const Instruction& producer, const FusionOptions& options,
                          FusionAnalysis& analysis) {
   if (producer.IsRoot()) return false;
+  absl::flat_hash_map<const Instruction*, bool>* known = analysis.fusible_into_all_users();
+  if (known != nullptr) {
+    if (auto it = known->find(&producer); it != known->end()) return it->second;
+  }
+  bool all = true;
   for (Instruction* user : producer.users()) {
     if (!analysis.IsOriginal(*user)) continue;
-    if (!BasicProducerConsumer(producer, *user, options, analysis)) return false;
+    if (!BasicProducerConsumer(producer, *user, options, analysis)) {
+      all = false;
+      break;
+    }
   }
-  return true;
+  if (known != nullptr) (*known)[&producer] = all;
+  return all;
 }
 
 // XLA's rules for copying a producer that keeps other users.

@@ -289,5 +289,26 @@ TEST(NameRegistryTest, UniqueIsInsertOrTheNextFreeOfTheStem) {
   }
 }
 
+// Unique remembers recent names by where their text lives (a dry pass asks
+// for the same originals' names again and again); the answer must still
+// follow the text, when the same place later holds another name.
+TEST(NameRegistryTest, UniqueFollowsTheTextNotWhereItLives) {
+  NameRegistry registry;
+  std::string name = "add.1";
+  EXPECT_EQ(registry.Unique(name), "add.1");
+  EXPECT_EQ(registry.Unique(name), "add.2");  // taken: the next free add.N
+  name.replace(0, 3, "mul");                  // "mul.1" in the same place
+  EXPECT_EQ(registry.Unique(name), "mul.1");
+  EXPECT_EQ(registry.Unique(name), "mul.2");
+  name = "add.007";  // kept whole, not as add.7
+  EXPECT_EQ(registry.Unique(name), "add.007");
+  EXPECT_EQ(registry.Unique(name), "add.3");
+  name = "add";
+  EXPECT_EQ(registry.Unique(name), "add");
+  EXPECT_EQ(registry.Unique(name), "add.4");
+  EXPECT_TRUE(registry.Contains("mul.2"));
+  EXPECT_FALSE(registry.Contains("mul.3"));
+}
+
 }  // namespace
 }  // namespace hlogym
