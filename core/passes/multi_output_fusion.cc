@@ -1,6 +1,7 @@
 #include "core/passes/multi_output_fusion.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -20,6 +21,39 @@ std::vector<Instruction*> Distinct(absl::Span<Instruction* const> list) {
   return out;
 }
 
+// The computation's instructions in a post-order that depends on the graph
+// alone: operands first, in operand order, from the root; what the root
+// does not reach after, in MakePostOrder's order. MakePostOrder follows the
+// storage, which differs between a module rewritten in place and a copy of
+// it; sibling merges taken in another order give other fusions.
+std::vector<Instruction*> GraphPostOrder(const Computation& computation) {
+  const std::vector<Instruction*> stored = computation.MakePostOrder();
+  std::vector<Instruction*> order;
+  order.reserve(stored.size());
+  absl::flat_hash_set<const Instruction*> seen;
+  std::vector<std::pair<Instruction*, size_t>> stack;
+  auto walk = [&](Instruction* start) {
+    if (!seen.insert(start).second) return;
+    stack.emplace_back(start, 0);
+    while (!stack.empty()) {
+      auto& [inst, next] = stack.back();
+      const size_t operands = inst->operands().size();
+      if (next < operands + inst->control_predecessors().size()) {
+        Instruction* dep = next < operands ? inst->operand(next)
+                                           : inst->control_predecessors()[next - operands];
+        ++next;
+        if (dep->parent() == &computation && seen.insert(dep).second) stack.emplace_back(dep, 0);
+        continue;
+      }
+      order.push_back(inst);
+      stack.pop_back();
+    }
+  };
+  if (computation.root() != nullptr) walk(computation.root());
+  for (Instruction* inst : stored) walk(inst);
+  return order;
+}
+
 // Runs one pass over a computation; `dry` decides whether merges feed
 // later decisions (apply) or are all offered against the unchanged graph.
 class MultiOutputFuser {
@@ -30,7 +64,8 @@ class MultiOutputFuser {
         analysis_(analysis), reach_(computation) {}
 
   absl::StatusOr<bool> Run() {
-    const std::vector<Instruction*> order = computation_.MakePostOrder();
+    const std::vector<Instruction*> order = GraphPostOrder(computation_);
+    for (size_t i = 0; i < order.size(); ++i) rank_[order[i]] = static_cast<int64_t>(i);
     // Uses before defs, as XLA: siblings under each instruction, then the
     // instruction as the consumer of a producer-consumer merge.
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -49,7 +84,12 @@ class MultiOutputFuser {
     bool merged = true;
     while (merged) {
       merged = false;
-      const std::vector<Instruction*> users = analysis_.Users(*parent);
+      // In the graph's post-order rather than in the order the users were
+      // added, which differs between a module rewritten in place and a copy.
+      std::vector<Instruction*> users = analysis_.Users(*parent);
+      std::stable_sort(users.begin(), users.end(), [&](Instruction* a, Instruction* b) {
+        return Rank(a) < Rank(b);
+      });
       for (size_t i = 0; i < users.size() && !merged; ++i) {
         for (size_t j = i + 1; j < users.size() && !merged; ++j) {
           Instruction* a = users[i];
@@ -130,13 +170,24 @@ class MultiOutputFuser {
     return fused;
   }
 
-  // Apply mode: keeps reachability true after a merge.
+  // An instruction's place in the computation's post-order when the pass
+  // began; a merge made since takes its first member's.
+  int64_t Rank(const Instruction* inst) const {
+    auto it = rank_.find(inst);
+    return it == rank_.end() ? std::numeric_limits<int64_t>::max() : it->second;
+  }
+
+  // Apply mode: keeps reachability and ranks true after a merge.
   void Merged(Instruction* fused, const std::vector<OutputReplacement>& done) {
     std::vector<const Instruction*> parts, replacements;
+    int64_t rank = std::numeric_limits<int64_t>::max();
     for (const OutputReplacement& r : done) {
       parts.push_back(r.original);
       replacements.push_back(r.replacement);
+      rank = std::min(rank, Rank(r.original));
     }
+    rank_[fused] = rank;
+    for (const Instruction* replacement : replacements) rank_[replacement] = rank;
     reach_.Merge(fused, parts, replacements);
   }
 
@@ -145,6 +196,7 @@ class MultiOutputFuser {
   const FusionOptions& options_;
   FusionAnalysis& analysis_;
   ReachabilityMap reach_;
+  absl::flat_hash_map<const Instruction*, int64_t> rank_;
   bool changed_ = false;
   // Dry mode: offers per instruction, and the sibling pairs already offered.
   absl::flat_hash_map<const Instruction*, int64_t> offers_;
