@@ -1,14 +1,17 @@
 #include "agents/xla_agent.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "agents/choice_groups.h"
+#include "agents/episode_runner.h"
 #include "core/base/status_macros.h"
 #include "core/ir/computation.h"
 #include "core/rewrite/decisions.h"
+#include "envs/benchmark_set.h"
 
 namespace hlogym {
 namespace {
@@ -25,7 +28,11 @@ bool MergesSeveralMembers(const std::string& dry_pass) {
 // whose members are all still free, and each member's uses read that
 // fusion. (What a merge makes possible next, e.g. a third sibling, the
 // pass offers in the next step.)
-std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups) {
+//
+// `wanted(members)`, where given, says which fusions to take at all.
+using MemberFilter = std::function<bool(const std::vector<const Instruction*>&)>;
+std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups,
+                                       const MemberFilter& wanted = nullptr) {
   std::vector<int64_t> group_choices(groups.size(), 0);
   // Per fusion, in the order first offered: the (group, choice) that read it.
   std::vector<const Instruction*> order;
@@ -52,12 +59,81 @@ std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups) {
     if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return taken[m.first]; })) {
       continue;
     }
+    if (wanted != nullptr) {
+      std::vector<const Instruction*> originals;
+      for (const auto& [g, choice] : members) originals.push_back(groups[g].original);
+      if (!wanted(originals)) continue;
+    }
     for (const auto& [g, choice] : members) {
       group_choices[g] = choice;
       taken[g] = true;
     }
   }
   return group_choices;
+}
+
+// For every outer instruction of `before` that an apply-mode run of a
+// fusion pass merged away, the unique id of the fusion in `after` (the
+// result) that took it in: the one its users read instead, or, for a member
+// read only by other members, theirs.
+absl::flat_hash_map<int64_t, int64_t> MergedInto(const Module& before, const Module& after) {
+  absl::flat_hash_map<int64_t, int64_t> merged;
+  for (const auto& computation : before.computations()) {
+    const Computation* result = after.FindComputation(computation->name());
+    if (result == nullptr) continue;
+    absl::flat_hash_map<int64_t, const Instruction*> kept;
+    for (const auto& inst : result->instructions()) kept[inst->unique_id()] = inst.get();
+    std::vector<const Instruction*> gone;
+    for (const auto& inst : computation->instructions()) {
+      if (!kept.contains(inst->unique_id())) gone.push_back(inst.get());
+    }
+    for (const Instruction* inst : gone) {
+      for (const Instruction* user : inst->users()) {
+        auto it = kept.find(user->unique_id());
+        if (it == kept.end()) continue;
+        for (size_t i = 0; i < user->operands().size(); ++i) {
+          if (user->operand(i) != inst) continue;
+          const Instruction* read = it->second->operand(i);
+          if (read->opcode() == Opcode::kGetTupleElement) read = read->operand(0);
+          if (read->opcode() == Opcode::kFusion) merged[inst->unique_id()] = read->unique_id();
+        }
+      }
+    }
+    for (bool more = true; more;) {
+      more = false;
+      for (const Instruction* inst : gone) {
+        if (merged.contains(inst->unique_id())) continue;
+        for (const Instruction* user : inst->users()) {
+          auto it = merged.find(user->unique_id());
+          if (it == merged.end()) continue;
+          merged[inst->unique_id()] = it->second;
+          more = true;
+          break;
+        }
+      }
+    }
+  }
+  return merged;
+}
+
+// Multi-output fusion: of the fusions offered, those whose members one
+// fusion of an apply-mode run from here takes in together. The pass merges
+// a sibling into the fusion it just made before looking further, which pair
+// by pair merges reach only in that order.
+absl::StatusOr<std::vector<int64_t>> ApplyModeMerges(const HloRewriteEnv& env,
+                                                     const std::vector<ChoiceGroup>& groups) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> before, EndModule(env));
+  std::unique_ptr<Module> after = before->Clone();
+  RETURN_IF_ERROR(RunPassSpecs({env.info().dry_pass}, *after));
+  const absl::flat_hash_map<int64_t, int64_t> merged = MergedInto(*before, *after);
+  return FreeMemberFusions(groups, [&](const std::vector<const Instruction*>& members) {
+    auto first = merged.find(members.front()->unique_id());
+    if (first == merged.end()) return false;
+    return std::all_of(members.begin(), members.end(), [&](const Instruction* member) {
+      auto it = merged.find(member->unique_id());
+      return it != merged.end() && it->second == first->second;
+    });
+  });
 }
 
 }  // namespace
@@ -68,7 +144,9 @@ absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   const std::vector<ChoiceGroup> groups = GroupAlternatives(env.alternatives());
   // Apply mode takes the first rewrite a pass finds, candidate 1.
   std::vector<int64_t> group_choices(groups.size(), 1);
-  if (MergesSeveralMembers(env.info().dry_pass)) {
+  if (env.info().dry_pass.rfind("multi-output-fusion", 0) == 0) {
+    ASSIGN_OR_RETURN(group_choices, ApplyModeMerges(env, groups));
+  } else if (MergesSeveralMembers(env.info().dry_pass)) {
     group_choices = FreeMemberFusions(groups);
   } else if (IsProducerConsumerFusion(env.info().dry_pass)) {
     // Post-order positions, per computation, computed when first needed.

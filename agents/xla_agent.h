@@ -6,7 +6,11 @@
 // absorb waits (keeps the original), and the others pick, of their
 // candidates (one per fusible producer), the one fusing the latest producer.
 // A consumer that a fusion taken in the same step starts to read waits too:
-// XLA fuses it after that fusion, which then reads the result.
+// XLA fuses it after that fusion, which then reads the result. Of the
+// multi-output fusions offered it takes those whose members all go into one
+// fusion when the pass runs in apply mode on the current module (a sibling
+// joins the fusion just made before others pair up), each member into one;
+// of the horizontal fusions, the first offered whose members are free.
 // An episode thus retraces fusion(mode=xla) one producer per consumer per
 // step; it needs more steps than fusion-v0's 32 on large modules. It does not
 // reach the default pipeline exactly: that pipeline also runs multi-output

@@ -32,7 +32,7 @@ inline std::vector<std::string> FastModules() {
 inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
                                                   std::vector<std::string> modules = {},
                                                   int64_t max_steps = 0, uint64_t seed = 0,
-                                                  int64_t max_nodes = 0) {
+                                                  int64_t max_nodes = 0, int64_t max_edges = 0) {
   if (modules.empty()) modules = FastModules();
   absl::StatusOr<EnvConfig> config =
       LoadEnvConfig(std::string(HLOGYM_SOURCE_DIR) + "/configs/" + config_id + ".yaml");
@@ -52,7 +52,8 @@ inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
   spec.dry_stages = config->dry_stages;
   spec.post_passes = config->post_passes;
   spec.max_steps = max_steps > 0 ? max_steps : config->max_steps;
-  spec.limits = {max_nodes > 0 ? max_nodes : config->max_nodes, config->max_edges,
+  spec.limits = {max_nodes > 0 ? max_nodes : config->max_nodes,
+                 max_edges > 0 ? max_edges : config->max_edges,
                  config->max_alternatives, config->max_choices};
   absl::StatusOr<std::unique_ptr<HloRewriteEnv>> env =
       HloRewriteEnv::Create(spec, *std::move(set), seed);
