@@ -162,8 +162,8 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
 
   EnvInfo saved_info = info_;
   std::unique_ptr<Module> saved = std::move(module_);
-  std::vector<int32_t> saved_counts = choice_counts_;
-  std::vector<AlternativeNode> saved_alternatives = alternatives_;
+  std::vector<int32_t> saved_counts = std::move(choice_counts_);
+  std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
   const DryCursor saved_dry = dry_;
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
