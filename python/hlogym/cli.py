@@ -34,9 +34,10 @@ from hlogym.resources import data_dir
 #: start; with limits 4x higher an xla episode alone takes 5-16 s and three
 #: still outgrow them), and the output names them; an episode stops after
 #: 30 s or once its module grew 8x, since greedy lookahead on a few growing
-#: random_* modules takes minutes (search plans within 20 s, leaving the rest
-#: for timing its candidates and replaying the plan: a plan of 30 s on a busy
-#: machine left its episode stopped after one step); and no new chunk of
+#: random_* modules takes minutes (search plans within 10 s, leaving the rest
+#: for timing its candidates and replaying the plan: plans of 20 s, on a
+#: machine at load 9-12, left three random_* episodes stopped after one step,
+#: 0.03x-0.06x of xla's end); and no new chunk of
 #: modules starts after 220 s. search(measure=2, measure_ms=50) times its 2
 #: best end states by the model and the seeds' (xla's, greedy's) on the
 #: measured backend, 50 ms of runs each, and keeps xla's unless another is
@@ -56,7 +57,7 @@ MAIN_OUT = Path("build") / "main"
 #: up to 200 ms a run.
 MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1)"
 MAIN_ARGS = ["compare", "--agents",
-             "random,greedy,xla,search(budget=16, beam=2, seconds=20, measure=2, measure_ms=50)",
+             "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
              "--env", "xla-v0", "--max-steps", "512", "--max-growth", "8", "--episode-timeout", "30",
              "--time-budget", "220",
