@@ -47,11 +47,11 @@ from hlogym.resources import data_dir
 #: of the default pipeline); with measure=4 and the source's 0.1 s each it
 #: spent about 1 s a module timing, half the main job's time. Runtimes are measured on the GPU
 #: where one is usable (rewards too), else on the CPU: there the episodes plan
-#: on the H100 cost model (greedy and search look ahead thousands of times,
-#: which CPU measurement cannot do in 5 minutes on 2 cores; the model of the
-#: CPU, cost:cpu, led search to modules 3x slower on the CPU) and each
-#: module's original, default-pipeline and final modules are then timed on
-#: the CPU, so the CPU-measured table covers the modules done by then.
+#: on the CPU's cost model, cost:cpu (greedy and search look ahead thousands
+#: of times, which CPU measurement cannot do in 5 minutes on 2 cores), search
+#: times its few candidates on the CPU as above, and each module's original,
+#: default-pipeline and final modules are then timed on the CPU, so the
+#: CPU-measured table covers the modules done by then.
 MAIN_OUT = Path("build") / "main"
 #: Shorter CPU measurements than the default (one warm-up, timed runs for
 #: 0.1 s instead of 0.5 s): some 500 modules are timed, the unfused ones for
