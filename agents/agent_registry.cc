@@ -1,6 +1,7 @@
 // MakeAgent and AgentNames: the one place that lists the built-in agents and
 // reads their options (the same "name(key=value, ...)" syntax as pass specs).
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,22 @@ absl::StatusOr<int64_t> PositiveInt(PassOptions& options, std::string_view key,
   return value;
 }
 
+// An integer option in [low, high]; `what` says what it means, for the error.
+absl::StatusOr<int64_t> IntInRange(PassOptions& options, std::string_view key,
+                                   int64_t default_value, int64_t low, int64_t high,
+                                   std::string_view what) {
+  ASSIGN_OR_RETURN(int64_t value, options.GetInt(key, default_value));
+  if (value < low || value > high) {
+    const std::string range = high == std::numeric_limits<int64_t>::max()
+                                  ? absl::StrCat(">= ", low)
+                                  : absl::StrCat("in [", low, ", ", high, "]");
+    return absl::InvalidArgumentError(absl::StrCat("agent option `", std::string(key), "` (",
+                                                   std::string(what), ") must be ", range,
+                                                   ", got ", value));
+  }
+  return value;
+}
+
 const std::vector<AgentEntry>& Entries() {
   static const auto* entries = new std::vector<AgentEntry>{
       {"greedy",
@@ -58,30 +75,21 @@ const std::vector<AgentEntry>& Entries() {
          SearchOptions search;
          ASSIGN_OR_RETURN(search.budget, PositiveInt(options, "budget", search.budget));
          ASSIGN_OR_RETURN(search.beam, PositiveInt(options, "beam", search.beam));
-         ASSIGN_OR_RETURN(search.branch, options.GetInt("branch", search.branch));
-         ASSIGN_OR_RETURN(search.seconds, options.GetInt("seconds", search.seconds));
-         if (search.seconds < 0) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("agent option `seconds` must be >= 0, got ", search.seconds));
-         }
-         if (search.branch < 0) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("agent option `branch` must be >= 0, got ", search.branch));
-         }
-         ASSIGN_OR_RETURN(search.measure, options.GetInt("measure", search.measure));
-         if (search.measure < 0 || search.measure > SearchOptions::kMaxMeasure) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("agent option `measure` (end states timed on the measured source, "
-                            "0: none) must be in [0, ",
-                            SearchOptions::kMaxMeasure, "], got ", search.measure));
-         }
-         ASSIGN_OR_RETURN(search.measure_ms, options.GetInt("measure_ms", search.measure_ms));
-         if (search.measure_ms < 0 || search.measure_ms > SearchOptions::kMaxMeasureMs) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("agent option `measure_ms` (milliseconds of timed runs per "
-                            "candidate, 0: the measured source's own) must be in [0, ",
-                            SearchOptions::kMaxMeasureMs, "], got ", search.measure_ms));
-         }
+         constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+         ASSIGN_OR_RETURN(search.branch, IntInRange(options, "branch", search.branch, 0, kNoLimit,
+                                                    "random variations per beam node"));
+         ASSIGN_OR_RETURN(search.seconds,
+                          IntInRange(options, "seconds", search.seconds, 0, kNoLimit,
+                                     "wall-time bound of a plan, 0: none"));
+         ASSIGN_OR_RETURN(search.measure,
+                          IntInRange(options, "measure", search.measure, 0,
+                                     SearchOptions::kMaxMeasure,
+                                     "end states timed on the measured source, 0: none"));
+         ASSIGN_OR_RETURN(search.measure_ms,
+                          IntInRange(options, "measure_ms", search.measure_ms, 0,
+                                     SearchOptions::kMaxMeasureMs,
+                                     "milliseconds of timed runs per candidate, 0: the "
+                                     "measured source's own"));
          return std::make_unique<SearchAgent>(search, seed, context.measured);
        }},
       {"xla",
