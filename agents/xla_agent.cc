@@ -16,20 +16,17 @@
 namespace hlogym {
 namespace {
 
-bool MergesSeveralMembers(const std::string& dry_pass) {
-  return dry_pass.rfind("multi-output-fusion", 0) == 0 ||
-         dry_pass.rfind("horizontal-fusion", 0) == 0;
+bool StartsWith(const std::string& dry_pass, const char* pass) {
+  return dry_pass.rfind(pass, 0) == 0;
 }
 
 // Multi-output and horizontal fusion offer each member's uses the outputs
 // (get-tuple-elements) of every fusion the member could join. Apply mode
 // merges them one after the other, each member into one fusion; so the
 // agent takes the offered fusions in the order the pass made them, each one
-// whose members are all still free, and each member's uses read that
-// fusion. (What a merge makes possible next, e.g. a third sibling, the
-// pass offers in the next step.)
-//
-// `wanted(members)`, where given, says which fusions to take at all.
+// whose members are all still free and, where `wanted` is given, that it
+// wants; each member's uses read that fusion. (What a merge makes possible
+// next, e.g. a third sibling, the pass offers in the next step.)
 using MemberFilter = std::function<bool(const std::vector<const Instruction*>&)>;
 std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups,
                                        const MemberFilter& wanted = nullptr) {
@@ -144,9 +141,9 @@ absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   const std::vector<ChoiceGroup> groups = GroupAlternatives(env.alternatives());
   // Apply mode takes the first rewrite a pass finds, candidate 1.
   std::vector<int64_t> group_choices(groups.size(), 1);
-  if (env.info().dry_pass.rfind("multi-output-fusion", 0) == 0) {
+  if (StartsWith(env.info().dry_pass, "multi-output-fusion")) {
     ASSIGN_OR_RETURN(group_choices, ApplyModeMerges(env, groups));
-  } else if (MergesSeveralMembers(env.info().dry_pass)) {
+  } else if (StartsWith(env.info().dry_pass, "horizontal-fusion")) {
     group_choices = FreeMemberFusions(groups);
   } else if (IsProducerConsumerFusion(env.info().dry_pass)) {
     // Post-order positions, per computation, computed when first needed.
