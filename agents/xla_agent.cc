@@ -51,20 +51,31 @@ std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups,
     return a->unique_id() < b->unique_id();
   });
   std::vector<bool> taken(groups.size(), false);
+  // A fusion offered now reads its operands as they are. Apply mode makes
+  // the merges one after the other, so a fusion reading a member of another
+  // merge reads that merge's output; taken in one step, it would read the
+  // member, kept alive beside the merge: the pair waits a step instead.
+  absl::flat_hash_set<const Instruction*> merged_members, read_by_taken;
   for (const Instruction* fusion : order) {
     const auto& members = readers.at(fusion);
-    if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return taken[m.first]; })) {
+    if (std::any_of(members.begin(), members.end(), [&](const auto& m) {
+          return taken[m.first] || read_by_taken.contains(groups[m.first].original);
+        })) {
       continue;
     }
-    if (wanted != nullptr) {
-      std::vector<const Instruction*> originals;
-      for (const auto& [g, choice] : members) originals.push_back(groups[g].original);
-      if (!wanted(originals)) continue;
+    if (std::any_of(fusion->operands().begin(), fusion->operands().end(),
+                    [&](const Instruction* operand) { return merged_members.contains(operand); })) {
+      continue;
     }
+    std::vector<const Instruction*> originals;
+    for (const auto& [g, choice] : members) originals.push_back(groups[g].original);
+    if (wanted != nullptr && !wanted(originals)) continue;
     for (const auto& [g, choice] : members) {
       group_choices[g] = choice;
       taken[g] = true;
     }
+    merged_members.insert(originals.begin(), originals.end());
+    read_by_taken.insert(fusion->operands().begin(), fusion->operands().end());
   }
   return group_choices;
 }
@@ -133,6 +144,70 @@ absl::StatusOr<std::vector<int64_t>> ApplyModeMerges(const HloRewriteEnv& env,
   });
 }
 
+// Producer-consumer fusion: each consumer no user can still absorb fuses
+// its latest operand in post-order, as XLA visits consumers from the root up.
+std::vector<int64_t> ProducerConsumerChoices(const std::vector<ChoiceGroup>& groups) {
+  std::vector<int64_t> group_choices(groups.size(), 0);
+  // Post-order positions, per computation, computed when first needed.
+  absl::flat_hash_map<const Computation*, absl::flat_hash_map<const Instruction*, int64_t>>
+      positions;
+  auto position = [&](const Instruction* inst) -> int64_t {
+    auto [it, inserted] = positions.try_emplace(inst->parent());
+    if (inserted) {
+      const std::vector<Instruction*> order = inst->parent()->MakePostOrder();
+      for (size_t i = 0; i < order.size(); ++i) it->second[order[i]] = static_cast<int64_t>(i);
+    }
+    auto found = it->second.find(inst);
+    return found == it->second.end() ? -1 : found->second;
+  };
+  // The producer each candidate fuses in, and every producer some
+  // consumer could absorb now.
+  std::vector<std::vector<const Instruction*>> producers(groups.size());
+  absl::flat_hash_set<const Instruction*> absorbable;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (const Instruction* candidate : groups[g].candidates) {
+      producers[g].push_back(FusedProducer(*groups[g].original, *candidate));
+      if (producers[g].back() != nullptr) absorbable.insert(producers[g].back());
+    }
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    // XLA visits consumers from the root up, so a consumer that one of its
+    // users could still absorb waits: it is either absorbed whole, or
+    // fuses its own producers once no user can take it any more.
+    if (absorbable.contains(groups[g].original)) {
+      group_choices[g] = 0;
+      continue;
+    }
+    int64_t latest = -2;
+    for (size_t c = 0; c < producers[g].size(); ++c) {
+      const int64_t pos = producers[g][c] == nullptr ? -1 : position(producers[g][c]);
+      if (pos > latest) {
+        latest = pos;
+        group_choices[g] = static_cast<int64_t>(c) + 1;
+      }
+    }
+  }
+  // A fusion taken now reads its producer's operands as they are: a
+  // consumer among them that fused too would stay behind, copied, for it.
+  // XLA's run fuses that consumer after, and the fusion reads the result;
+  // so it waits a step, and then fuses with the fusion reading it.
+  absl::flat_hash_set<const Instruction*> newly_read;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (group_choices[g] == 0) continue;
+    const Instruction* original = groups[g].original;
+    for (const Instruction* operand : groups[g].candidates[group_choices[g] - 1]->operands()) {
+      if (std::find(original->operands().begin(), original->operands().end(), operand) ==
+          original->operands().end()) {
+        newly_read.insert(operand);
+      }
+    }
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (newly_read.contains(groups[g].original)) group_choices[g] = 0;
+  }
+  return group_choices;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
@@ -146,63 +221,7 @@ absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   } else if (StartsWith(env.info().dry_pass, "horizontal-fusion")) {
     group_choices = FreeMemberFusions(groups);
   } else if (IsProducerConsumerFusion(env.info().dry_pass)) {
-    // Post-order positions, per computation, computed when first needed.
-    absl::flat_hash_map<const Computation*, absl::flat_hash_map<const Instruction*, int64_t>>
-        positions;
-    auto position = [&](const Instruction* inst) -> int64_t {
-      auto [it, inserted] = positions.try_emplace(inst->parent());
-      if (inserted) {
-        const std::vector<Instruction*> order = inst->parent()->MakePostOrder();
-        for (size_t i = 0; i < order.size(); ++i) it->second[order[i]] = static_cast<int64_t>(i);
-      }
-      auto found = it->second.find(inst);
-      return found == it->second.end() ? -1 : found->second;
-    };
-    // The producer each candidate fuses in, and every producer some
-    // consumer could absorb now.
-    std::vector<std::vector<const Instruction*>> producers(groups.size());
-    absl::flat_hash_set<const Instruction*> absorbable;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      for (const Instruction* candidate : groups[g].candidates) {
-        producers[g].push_back(FusedProducer(*groups[g].original, *candidate));
-        if (producers[g].back() != nullptr) absorbable.insert(producers[g].back());
-      }
-    }
-    for (size_t g = 0; g < groups.size(); ++g) {
-      // XLA visits consumers from the root up, so a consumer that one of its
-      // users could still absorb waits: it is either absorbed whole, or
-      // fuses its own producers once no user can take it any more.
-      if (absorbable.contains(groups[g].original)) {
-        group_choices[g] = 0;
-        continue;
-      }
-      int64_t latest = -2;
-      for (size_t c = 0; c < producers[g].size(); ++c) {
-        const int64_t pos = producers[g][c] == nullptr ? -1 : position(producers[g][c]);
-        if (pos > latest) {
-          latest = pos;
-          group_choices[g] = static_cast<int64_t>(c) + 1;
-        }
-      }
-    }
-    // A fusion taken now reads its producer's operands as they are: a
-    // consumer among them that fused too would stay behind, copied, for it.
-    // XLA's run fuses that consumer after, and the fusion reads the result;
-    // so it waits a step, and then fuses with the fusion reading it.
-    absl::flat_hash_set<const Instruction*> newly_read;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (group_choices[g] == 0) continue;
-      const Instruction* original = groups[g].original;
-      for (const Instruction* operand : groups[g].candidates[group_choices[g] - 1]->operands()) {
-        if (std::find(original->operands().begin(), original->operands().end(), operand) ==
-            original->operands().end()) {
-          newly_read.insert(operand);
-        }
-      }
-    }
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (newly_read.contains(groups[g].original)) group_choices[g] = 0;
-    }
+    group_choices = ProducerConsumerChoices(groups);
   }
   return ExpandGroupChoices(groups, group_choices, num_alternatives);
 }

@@ -139,18 +139,18 @@ TEST(AgentsTest, XlaAgentReachesTheDefaultPipeline) {
 
 TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineWithMultiOutputFusion) {
   // xla-v0 offers the default pipeline's fusion stages (multi-output and
-  // horizontal fusion too). These 23 of the 24 small twins end exactly on the
-  // default pipeline's module, among them mlp_train_sgd, batchnorm and
-  // conv_bn_relu, which need multi-output fusion, adam,
-  // transformer_block_fwd and cnn_mnist, whose multi-output fusions the
-  // episode merges in another order than the pipeline (the fusion builder
-  // numbers parameters and orders outputs canonically), lstm, where a
-  // consumer must wait for the fusion that starts to read it, and gpt2 and
-  // transformer_block_train, whose sibling merges follow the graph's
-  // post-order rather than the storage (which a copy changes). resnet
-  // differs: the pass's one run from the fusion stage's start makes a
-  // four-output fusion where runs from the states between steps, which the
-  // agent follows, make a fifth merge.
+  // horizontal fusion too). All 24 small twins end exactly on the default
+  // pipeline's module, among them mlp_train_sgd, batchnorm and conv_bn_relu,
+  // which need multi-output fusion, adam, transformer_block_fwd and
+  // cnn_mnist, whose multi-output fusions the episode merges in another order
+  // than the pipeline (the fusion builder numbers parameters and orders
+  // outputs canonically), lstm, where a consumer must wait for the fusion
+  // that starts to read it, gpt2 and transformer_block_train, whose sibling
+  // merges follow the graph's post-order rather than the storage (which a
+  // copy changes), and resnet, where a sibling merge reads a member of
+  // another merge offered in the same step and so waits a step (taken
+  // together, the member stayed alive beside its merge, and a later merge
+  // took both copies: a five-output fusion, one output twice).
   const std::vector<std::string> modules = {
       "adam_update_10M",                "algebraic_redundancy_2048x2048",
       "attention_causal_8x8x512x64",    "batchnorm_train_64x56x56x128",
@@ -163,8 +163,8 @@ TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineWithMultiOutputFusion) 
       "mlp_train_sgd_256x784",          "softmax_4096x1024",
       "topk_sort_1024x4096",            "transformer_block_fwd_8x256x512",
       "while_loop_newton_1M",           "gpt2_tiny_train_4x128",
-      "transformer_block_train_8x256x512"};
-  // gpt2's episode takes 268 steps through graphs of up to ~9,000 nodes.
+      "transformer_block_train_8x256x512", "resnet_block_train_16x32x32x64"};
+  // gpt2's episode takes 269 steps through graphs of up to ~9,000 nodes.
   std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("xla-v0", modules, 400, 0, 32768, 131072);
   ASSERT_NE(env, nullptr);
   const std::vector<EpisodeResult> xla = Finals(*env, "xla");
