@@ -30,6 +30,22 @@ class Agent {
     double compile_seconds = 0;
   };
   virtual MeasuringTime measuring_time() const { return {}; }
+  // True while the choices the last Act returned follow a plan the agent had
+  // finished making (SearchAgent's replay): the episode's end is decided, and
+  // stopping it before that end would leave a state nobody chose, timed as
+  // the agent's result. RunEpisode's EpisodeLimits leave such steps alone.
+  virtual bool following_plan() const { return false; }
+  // Whether its episodes on `env` time modules to decide (search(measure=k)
+  // on a measured source). Timing wants the whole machine: the CPU backend's
+  // kernels spread over every core, as when the table times the end states
+  // later. An episode running beside it held the other core, so candidates
+  // were ranked by their one-core times, which order some modules the other
+  // way (flax_groupnorm_grad's unfused module 0.89x of its fused one on two
+  // cores, 1.26x on one); search then ended up to 1.6x slower than xla's
+  // end on the table. Such an agent pauses its planning on other threads
+  // while it times, in an arena of all cores, and RunEpisodes lets TBB start
+  // the workers that arena needs besides the paused episodes'.
+  virtual bool times_modules(const HloRewriteEnv& env) const { return false; }
 };
 
 // What an agent may use besides the env it is shown.

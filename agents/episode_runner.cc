@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 #include "core/rewrite/decisions.h"
+#include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 #include "oneapi/tbb/task_arena.h"
 
@@ -41,6 +43,7 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
       break;
     }
     if (env.info().terminated || env.info().truncated) break;
+    if (agent.following_plan()) continue;
     if (limits.max_seconds > 0 && elapsed() > limits.max_seconds) {
       result.stopped = absl::StrCat("stopped after ", env.info().step, " steps: over ",
                                     limits.max_seconds, " s");
@@ -85,7 +88,7 @@ absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
     const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits,
     const AgentContext& context) {
   // A bad spec fails before any episode starts.
-  RETURN_IF_ERROR(MakeAgent(agent_spec, 0, context).status());
+  ASSIGN_OR_RETURN(std::unique_ptr<Agent> probe, MakeAgent(agent_spec, 0, context));
   for (const EpisodeTask& task : tasks) {
     if (task.benchmark < 0 || task.benchmark >= prototype.benchmarks().size()) {
       return absl::OutOfRangeError(absl::StrCat("benchmark index ", task.benchmark,
@@ -95,6 +98,13 @@ absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
   }
   const int cores = tbb::info::default_concurrency();
   const int threads = parallelism <= 0 ? cores : std::min(parallelism, cores);
+  // An agent that times modules does it in an arena of all cores while its
+  // episodes beside it wait (Agent::times_modules); that arena's workers
+  // come on top of the ones the waiting episodes hold.
+  std::optional<tbb::global_control> timing_workers;
+  if (probe->times_modules(prototype)) {
+    timing_workers.emplace(tbb::global_control::max_allowed_parallelism, cores + threads);
+  }
   std::vector<EpisodeResult> results(tasks.size());
   std::mutex done_mutex;
   tbb::task_arena arena(std::max(threads, 1));

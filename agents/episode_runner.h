@@ -48,7 +48,10 @@ struct EpisodeResult {
 // between steps; a stopped episode keeps the state it reached, which is a
 // real result of the agent, and says why in `stopped`. 0 disables a limit.
 // A step that would outgrow the env's graph limits (max_nodes, ...) stops the
-// episode the same way.
+// episode the same way. The limits do not stop an agent replaying a finished
+// plan (Agent::following_plan): its steps are bounded by the plan, and a plan
+// made in 29 s of a 30 s limit (a busy machine) was otherwise cut after one
+// step, ending 12x slower than the state it had chosen.
 struct EpisodeLimits {
   double max_seconds = 0;       // wall time
   double max_growth = 0;        // instructions, relative to the episode's start

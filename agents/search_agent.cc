@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -13,6 +16,7 @@
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
 #include "core/rewrite/decisions.h"
+#include "oneapi/tbb/task_arena.h"
 
 namespace hlogym {
 namespace {
@@ -37,6 +41,57 @@ constexpr double kSlowModuleSeconds = 1.5;
 // The time per module that makes a measurement one warm-up and one timed
 // run (both stop once they took it, after one run).
 constexpr double kProbeSeconds = 1e-9;
+
+// Search's planning on every thread pauses while one of them times its
+// candidates, so that the kernels timed get every core, as when the table
+// times the end state later (Agent::times_modules). Planning enters it step
+// by step; the timing waits for the steps under way to end.
+class MachineGate {
+ public:
+  static MachineGate& Get() {
+    static MachineGate* gate = new MachineGate;  // never destroyed
+    return *gate;
+  }
+  // A unit of planning work: waits while a thread times.
+  class Work {
+   public:
+    Work() : gate_(Get()) {
+      std::unique_lock<std::mutex> lock(gate_.mutex_);
+      gate_.changed_.wait(lock, [&] { return !gate_.timing_; });
+      ++gate_.working_;
+    }
+    ~Work() {
+      std::lock_guard<std::mutex> lock(gate_.mutex_);
+      --gate_.working_;
+      gate_.changed_.notify_all();
+    }
+    Work(const Work&) = delete;
+    Work& operator=(const Work&) = delete;
+
+   private:
+    MachineGate& gate_;
+  };
+  // Runs `timing` once no planning step is under way, holding new ones back.
+  // The caller must not be inside a Work.
+  void Time(const std::function<void()>& timing) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return !timing_; });
+      timing_ = true;
+      changed_.wait(lock, [&] { return working_ == 0; });
+    }
+    timing();
+    std::lock_guard<std::mutex> lock(mutex_);
+    timing_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool timing_ = false;
+  int working_ = 0;
+};
 
 }  // namespace
 
@@ -70,17 +125,27 @@ absl::StatusOr<std::vector<int64_t>> SearchAgent::Act(const HloRewriteEnv& env) 
     return nullptr;
   };
   const PlanStep* planned = find_step();
-  const bool at_end =
-      plans_ > 0 && info.fingerprint == final_fingerprint_ && info.step >= final_step_;
-  if (planned == nullptr && !at_end) {
+  auto at_end = [&] {
+    return plans_ > 0 && info.fingerprint == final_fingerprint_ && info.step >= final_step_;
+  };
+  following_plan_ = false;
+  if (planned == nullptr && !at_end()) {
     RETURN_IF_ERROR(Plan(env));
     planned = find_step();
   }
   const int64_t num_alternatives = static_cast<int64_t>(env.alternatives().size());
   if (planned != nullptr && static_cast<int64_t>(planned->choices.size()) == num_alternatives) {
+    following_plan_ = true;
     return planned->choices;
   }
+  // At the plan's target or past it: keeping the originals is the plan.
+  following_plan_ = at_end();
   return std::vector<int64_t>(num_alternatives, 0);
+}
+
+RuntimeSource* SearchAgent::MeasuredSource(const HloRewriteEnv& env) const {
+  RuntimeSource* measured = measured_ != nullptr ? measured_.get() : &env.benchmarks().runtime();
+  return options_.measure <= 0 || measured->deterministic() ? nullptr : measured;
 }
 
 absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
@@ -90,9 +155,7 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     return options_.seconds > 0 &&
            std::chrono::steady_clock::now() - start > std::chrono::seconds(options_.seconds);
   };
-  // Where the plan's candidates are timed, if anywhere.
-  RuntimeSource* measured = measured_ != nullptr ? measured_.get() : &env.benchmarks().runtime();
-  if (options_.measure <= 0 || measured->deterministic()) measured = nullptr;
+  RuntimeSource* measured = MeasuredSource(env);
   last_measurement_ = {};
 
   Node best{env.Fork(), {}, {}};
@@ -131,6 +194,7 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   std::vector<Node> seed_ends;
   auto step = [&](const Node& from, const std::vector<int64_t>& choices)
       -> absl::StatusOr<Node> {
+    MachineGate::Work work;
     Node child{from.env->Fork(), from.path, from.fingerprints};
     child.fingerprints.push_back(from.env->info().fingerprint);
     RETURN_IF_ERROR(child.env->Step(choices).status());
@@ -152,7 +216,10 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   {
     Node node{env.Fork(), {}, {}};
     while (!Done(*node.env)) {
-      absl::StatusOr<std::vector<int64_t>> choices = greedy_.Act(*node.env);
+      absl::StatusOr<std::vector<int64_t>> choices = [&] {
+        MachineGate::Work work;
+        return greedy_.Act(*node.env);
+      }();
       if (AtGraphLimit(choices.status())) break;
       RETURN_IF_ERROR(choices.status());
       greedy_choice.try_emplace(node.env->info().fingerprint, *choices);
@@ -174,7 +241,11 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   }
   for (Node& node : xla_starts) {
     while (!Done(*node.env)) {
-      ASSIGN_OR_RETURN(std::vector<int64_t> choices, xla_.Act(*node.env));
+      absl::StatusOr<std::vector<int64_t>> xla_choices = [&] {
+        MachineGate::Work work;
+        return xla_.Act(*node.env);
+      }();
+      ASSIGN_OR_RETURN(std::vector<int64_t> choices, std::move(xla_choices));
       absl::StatusOr<Node> next = step(node, choices);
       if (AtGraphLimit(next.status())) break;
       ASSIGN_OR_RETURN(node, std::move(next));
@@ -198,7 +269,11 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
           static_cast<int64_t>(node.env->alternatives().size());
       const std::vector<ChoiceGroup> groups = GroupAlternatives(node.env->alternatives());
       std::vector<std::vector<int64_t>> candidates;
-      ASSIGN_OR_RETURN(std::vector<int64_t> xla, xla_.Act(*node.env));
+      absl::StatusOr<std::vector<int64_t>> xla_choices = [&] {
+        MachineGate::Work work;
+        return xla_.Act(*node.env);
+      }();
+      ASSIGN_OR_RETURN(std::vector<int64_t> xla, std::move(xla_choices));
       auto greedy_it = greedy_choice.find(node.env->info().fingerprint);
       const std::vector<int64_t>& greedy =
           greedy_it != greedy_choice.end() ? greedy_it->second : xla;
@@ -255,7 +330,13 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     if (!seeds_only) {
       for (const Node& node : top) add(node);
     }
-    absl::StatusOr<size_t> chosen = ChooseByMeasurement(*measured, candidates);
+    // On every core, as the table times the end state later (see
+    // Agent::times_modules), whatever arena the episode runs in.
+    absl::StatusOr<size_t> chosen = absl::InternalError("not measured");
+    MachineGate::Get().Time([&] {
+      tbb::task_arena machine;
+      machine.execute([&] { chosen = ChooseByMeasurement(*measured, candidates); });
+    });
     if (chosen.ok()) {
       const Node& target = *candidates[*chosen];
       best_runtime = target.env->info().current_runtime;

@@ -106,6 +106,10 @@ class SearchAgent : public Agent {
   int64_t plans() const { return plans_; }
   const SearchMeasurement& last_measurement() const { return last_measurement_; }
   MeasuringTime measuring_time() const override { return measuring_time_; }
+  bool following_plan() const override { return following_plan_; }
+  bool times_modules(const HloRewriteEnv& env) const override {
+    return MeasuredSource(env) != nullptr;
+  }
 
  private:
   struct PlanStep {
@@ -115,6 +119,8 @@ class SearchAgent : public Agent {
   };
   struct Node;
   absl::Status Plan(const HloRewriteEnv& env);
+  // Where the plans' candidates are timed: null when nowhere.
+  RuntimeSource* MeasuredSource(const HloRewriteEnv& env) const;
   // Times `candidates` (the xla seed's end first) on `source` and returns
   // the index of the plan's target, or an error saying why none was chosen.
   absl::StatusOr<size_t> ChooseByMeasurement(RuntimeSource& source,
@@ -132,6 +138,7 @@ class SearchAgent : public Agent {
   int64_t final_step_ = 0;
   double planned_runtime_ = 0;
   int64_t plans_ = 0;
+  bool following_plan_ = false;  // the last Act's choices came from plan_
 };
 
 }  // namespace hlogym

@@ -245,6 +245,36 @@ TEST(SearchMeasureTest, APlanOutOfTimeTimesTheSeedsEndsAgainstXla) {
   EXPECT_EQ(search.fingerprint, xla.fingerprint);
 }
 
+TEST(SearchMeasureTest, AFinishedPlanIsReplayedPastTheEpisodeLimits) {
+  // The episode limits stop runaway episodes; a plan already made (here in
+  // longer than the whole time limit) ends where it chose, every step of it.
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  const EpisodeResult xla = RunAgent("xla", *env, 1);
+  // Every other end state faster than xla's: the plan leaves xla's path.
+  auto source = std::make_shared<StandInSource>(
+      [&](const Module& m) { return Fingerprint(m) == xla.fingerprint ? 1.0 : 0.5; }, true);
+  EpisodeLimits limits;
+  limits.max_seconds = 1e-9;
+  limits.max_growth = 1e-9;
+  absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(kSpec, 0, AgentContext{source});
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  absl::StatusOr<EpisodeResult> search = RunEpisode(**agent, *env, 1, 0, limits);
+  ASSERT_TRUE(search.ok()) << search.status();
+  const SearchMeasurement& m = dynamic_cast<const SearchAgent&>(**agent).last_measurement();
+  ASSERT_GE(m.chosen, 1) << "the plan kept xla's end";
+  EXPECT_EQ(search->stopped, "");
+  EXPECT_GT(search->steps, 1);
+  EXPECT_EQ(search->fingerprint, m.fingerprints[m.chosen]);
+  // The same limits stop an agent without a plan after its first step.
+  absl::StatusOr<std::unique_ptr<Agent>> xla_agent = MakeAgent("xla", 0);
+  ASSERT_TRUE(xla_agent.ok());
+  absl::StatusOr<EpisodeResult> stopped = RunEpisode(**xla_agent, *env, 1, 0, limits);
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(stopped->steps, 1);
+  EXPECT_NE(stopped->stopped, "");
+}
+
 TEST(SearchMeasureTest, WithoutAMeasuredSourceTheOptionChangesNothing) {
   std::unique_ptr<HloRewriteEnv> env = TwoTwins();
   ASSERT_NE(env, nullptr);
