@@ -20,6 +20,10 @@ class CsePass : public Pass {
  public:
   std::string_view name() const override { return "cse"; }
   absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override;
+  // One run merges every duplicate: operands are compared by value number
+  // in post-order and callees are visited before their callers, so a run
+  // leaves no two identical mergeable instructions in a computation.
+  bool idempotent() const override { return true; }
 };
 
 }  // namespace hlogym

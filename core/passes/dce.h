@@ -12,6 +12,8 @@ class DcePass : public Pass {
  public:
   std::string_view name() const override { return "dce"; }
   absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override;
+  // Pruning repeats until nothing more is dead.
+  bool idempotent() const override { return true; }
 };
 
 }  // namespace hlogym

@@ -21,6 +21,10 @@ class Pass {
   // instructions the rewriter removed. Returns whether anything was rewritten
   // (apply mode) or offered (dry mode).
   virtual absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) = 0;
+  // Whether an apply-mode run on the module its own apply-mode run just
+  // left always changes nothing. A fixed-point pipeline then skips running
+  // it again while no other pass has changed the module since.
+  virtual bool idempotent() const { return false; }
 };
 
 // Runs `pass` in apply mode. Returns whether the module changed.

@@ -1,5 +1,8 @@
 #include "core/rewrite/pipeline.h"
 
+#include <cstdint>
+#include <vector>
+
 #include "core/base/status_macros.h"
 
 namespace hlogym {
@@ -22,6 +25,8 @@ class Pipeline::Step {
   virtual ~Step() = default;
   virtual absl::StatusOr<StepResult> Run(Module& module) = 0;
   virtual void Reset() = 0;
+  // Whether running it again on the module its own run left changes nothing.
+  virtual bool Idempotent() const { return false; }
 };
 
 namespace {
@@ -41,6 +46,7 @@ class ApplyStep : public Pipeline::Step {
     return result;
   }
   void Reset() override {}
+  bool Idempotent() const override { return pass_->idempotent(); }
 
  private:
   std::unique_ptr<Pass> pass_;
@@ -90,8 +96,18 @@ class SequenceStep : public Pipeline::Step {
   void Add(std::unique_ptr<Pipeline::Step> step) { steps_.push_back(std::move(step)); }
 
   absl::StatusOr<StepResult> Run(Module& module) override {
+    // The module may have changed since the last call (decisions applied
+    // after a pause): no run before this call counts as the latest.
+    ran_at_.assign(steps_.size(), -1);
     while (iteration_ < IterationLimit(loop_count_)) {
       while (next_ < steps_.size()) {
+        // An idempotent step whose own run is the last change, or came
+        // after it, would change nothing: a fixed point's second round
+        // (post-pass CSE after an env step) is skipped where it can be.
+        if (steps_[next_]->Idempotent() && ran_at_[next_] == changes_) {
+          ++next_;
+          continue;
+        }
         absl::StatusOr<StepResult> r = steps_[next_]->Run(module);
         if (!r.ok()) {
           Reset();
@@ -99,6 +115,8 @@ class SequenceStep : public Pipeline::Step {
         }
         iteration_changed_ |= r->changed;
         if (r->paused) return StepResult{true, true};
+        if (r->changed) ++changes_;
+        ran_at_[next_] = changes_;
         ++next_;
       }
       next_ = 0;
@@ -124,6 +142,10 @@ class SequenceStep : public Pipeline::Step {
  private:
   int loop_count_;
   std::vector<std::unique_ptr<Pipeline::Step>> steps_;
+  // Changes counted within one Run, and the count right after each step's
+  // latest run in it (-1: not run in it).
+  int64_t changes_ = 0;
+  std::vector<int64_t> ran_at_;
   size_t next_ = 0;
   int iteration_ = 0;
   bool iteration_changed_ = false;

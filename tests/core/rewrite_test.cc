@@ -212,6 +212,91 @@ TEST(PipelineTest, FixedPointPipelineResumesAfterTheDryPass) {
   EXPECT_EQ(CountOpcode(*module, Opcode::kNegate), 0);
 }
 
+// An apply pass that reports a change on its first `changes` runs, counting
+// runs, and says whether it is idempotent.
+class ScriptedPass : public Pass {
+ public:
+  ScriptedPass(int changes, bool idempotent, int* runs)
+      : changes_(changes), idempotent_(idempotent), runs_(runs) {}
+  std::string_view name() const override { return "scripted"; }
+  absl::StatusOr<bool> Run(Module&, Rewriter&) override { return ++*runs_ <= changes_; }
+  bool idempotent() const override { return idempotent_; }
+
+ private:
+  int changes_;
+  bool idempotent_;
+  int* runs_;
+};
+
+// A fixed point needs a round without changes; an idempotent pass whose own
+// run was the last change is not run again in it, any other pass is.
+TEST(PipelineTest, FixedPointSkipsAnIdempotentPassNothingChangedSince) {
+  for (const bool idempotent : {false, true}) {
+    auto module = MakeModule();
+    int first = 0, second = 0;
+    Pipeline pipeline("fixed", -1);
+    pipeline.AddPass(std::make_unique<ScriptedPass>(1, idempotent, &first));
+    pipeline.AddPass(std::make_unique<ScriptedPass>(0, false, &second));
+    EXPECT_FALSE(pipeline.Run(*module).value());
+    EXPECT_TRUE(pipeline.changed());
+    EXPECT_EQ(first, idempotent ? 1 : 2) << idempotent;
+    EXPECT_EQ(second, 2) << idempotent;
+  }
+  // A later pass's change makes it run again.
+  auto module = MakeModule();
+  int first = 0, second = 0;
+  Pipeline pipeline("fixed", -1);
+  pipeline.AddPass(std::make_unique<ScriptedPass>(1, true, &first));
+  pipeline.AddPass(std::make_unique<ScriptedPass>(1, true, &second));
+  EXPECT_FALSE(pipeline.Run(*module).value());
+  EXPECT_EQ(first, 2);
+  EXPECT_EQ(second, 1);
+  // A new run forgets what the last one ran.
+  EXPECT_FALSE(pipeline.Run(*module).value());
+  EXPECT_EQ(first, 3);
+  EXPECT_EQ(second, 2);
+}
+
+std::string Describe(const Module& module);  // below
+
+// CSE and DCE say they are idempotent: a fixed point that skips their
+// second runs ends where running every pass every round ends, on modules
+// with duplicates to merge (fusion candidates chosen at random).
+TEST(PipelineTest, CseDceFixedPointMatchesRunningEveryPassEveryRound) {
+  std::mt19937_64 rng(11);
+  int64_t merged = 0;
+  for (const auto& path : fusion_test::CorpusFiles("small/hlo")) {
+    std::unique_ptr<Module> module = fusion_test::LoadFile(path);
+    if (module == nullptr) continue;
+    std::unique_ptr<Pass> fusion = CreatePass("fusion").value();
+    ASSERT_TRUE(RunDryPass(*fusion, *module).ok()) << path;
+    std::vector<int64_t> choices;
+    for (const AlternativeNode& alt : FindAlternatives(*module)) {
+      choices.push_back(static_cast<int64_t>(rng() % alt.num_choices()));
+    }
+    ASSERT_TRUE(ApplyChoices(*module, choices).ok()) << path;
+    // Both copies: a copy is stored in post-order, the original is not.
+    std::unique_ptr<Module> reference = module->Clone();
+    module = module->Clone();
+    std::unique_ptr<Pass> cse = CreatePass("cse").value();
+    std::unique_ptr<Pass> dce = CreatePass("dce").value();
+    ASSERT_TRUE(cse->idempotent() && dce->idempotent());
+    for (int round = 0;; ++round) {
+      ASSERT_LT(round, kFixedPointLimit) << path;
+      const bool a = RunPass(*cse, *reference).value();
+      const bool b = RunPass(*dce, *reference).value();
+      merged += a;
+      if (!a && !b) break;
+    }
+    Pipeline pipeline("post", -1);
+    pipeline.AddPass(CreatePass("cse").value());
+    pipeline.AddPass(CreatePass("dce").value());
+    ASSERT_FALSE(pipeline.Run(*module).value()) << path;
+    EXPECT_EQ(Describe(*module), Describe(*reference)) << path;
+  }
+  EXPECT_GT(merged, 0);
+}
+
 // The small twins after one dry fusion round: alternatives, candidate
 // fusions and sparse unique ids, as the environment's modules look.
 std::vector<std::unique_ptr<Module>> SmallTwinsWithAlternatives() {
