@@ -32,7 +32,7 @@
 // the noise, max(2%, 2 x the mean of the two spreads (p90 - p10) / median
 // over sqrt(n), n the fewer of their timed runs; about 3 sigma of the
 // difference of two medians), both from at least 3 timed runs, and then the
-// fastest one. xla's end is timed
+// fastest one, if a second timing of it against xla's alone agrees. xla's end is timed
 // alone first: a module too slow for 3 runs within the source's time per
 // module (max_seconds) gets 3 runs each for as many candidates as fit 1.5 s
 // (the seeds' ends first), and keeps xla's end when that is fewer than two
@@ -87,6 +87,9 @@ struct SearchMeasurement {
   std::vector<double> median_seconds;
   std::vector<double> spreads;
   std::vector<int> runs;               // timed runs each
+  // xla's end and the fastest other, timed again against each other when
+  // the first timing chose the other (empty otherwise).
+  std::vector<double> recheck_median_seconds;
   int64_t chosen = -1;                // index of the plan's target, -1: none
   std::string error;                  // why the measurement was not used
   bool seeds_only = false;            // the plan ran out of time: seeds' ends alone
