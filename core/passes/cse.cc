@@ -221,6 +221,29 @@ size_t Key(const Instruction& inst, const Operands& operands) {
   return h;
 }
 
+// Whether two instructions of `computation` other than parameters share an
+// opcode and shape, told by a 1024-bit filter (a collision only answers
+// true). Where none do, no two can be Identical (SameOwnFields compares
+// both), so CSE would merge nothing there: an env step's post-pass CSE
+// walks hundreds of small fused computations, most of them without a pair.
+bool MayHaveDuplicates(const Computation& computation) {
+  uint64_t bits[16] = {};
+  for (const auto& inst : computation.instructions()) {
+    if (inst->opcode() == Opcode::kParameter) continue;
+    const Shape& shape = inst->shape();
+    uint64_t h = (static_cast<uint64_t>(inst->opcode()) << 8) ^
+                 static_cast<uint64_t>(shape.element_type()) ^ (shape.dims().size() << 20);
+    for (int64_t d : shape.dims()) h = (h ^ static_cast<uint64_t>(d)) * 0x9e3779b97f4a7c15ULL;
+    h *= 0x9e3779b97f4a7c15ULL;
+    const uint64_t slot = h >> 54;  // 10 bits
+    uint64_t& word = bits[slot / 64];
+    const uint64_t bit = uint64_t{1} << (slot % 64);
+    if (word & bit) return true;
+    word |= bit;
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
@@ -235,6 +258,7 @@ absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
   absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>> seen;
   std::vector<Instruction*> order;  // reused: a post-order per computation
   for (Computation* computation : computations) {
+    if (!MayHaveDuplicates(*computation)) continue;
     seen.clear();
     computation->MakePostOrder(order);
     for (Instruction* inst : order) {
