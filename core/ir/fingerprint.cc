@@ -211,13 +211,14 @@ class Fingerprinter {
   // looked each up three times more).
   uint64_t Of(const Instruction& root) {
     if (auto it = instructions_.find(&root); it != instructions_.end()) return it->second;
-    struct Frame {
-      const Instruction* inst;
-      size_t next;
-    };
-    std::vector<Frame> stack = {{&root, 0}};
-    while (!stack.empty()) {
-      Frame& top = stack.back();
+    // One stack for every walk, nested ones (a callee's, from Hash) above
+    // the frames of the walk that called them: a vector per computation was
+    // a malloc and a free for each of a module's fused computations.
+    std::vector<DepFrame>& stack = dep_frames_;
+    const size_t base = stack.size();
+    stack.push_back({&root, 0});
+    while (stack.size() > base) {
+      DepFrame& top = stack.back();
       const Instruction* inst = top.inst;
       const size_t num_operands = inst->operands().size();
       if (top.next < num_operands + inst->control_predecessors().size()) {
@@ -347,6 +348,11 @@ class Fingerprinter {
     size_t next = 0;
   };
   std::vector<Frame> frames_;
+  struct DepFrame {
+    const Instruction* inst;
+    size_t next;
+  };
+  std::vector<DepFrame> dep_frames_;
 
   uint64_t Hash(const Instruction& inst) {
     Hasher h;
