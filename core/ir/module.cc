@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace hlogym {
 
@@ -40,24 +41,25 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
 
 void Module::RemoveUnreachableComputations() {
   if (entry_ == nullptr) return;
-  absl::flat_hash_map<const Computation*, bool> reachable;
+  // Sized once for every computation: grown from empty it rehashed its way
+  // up to the hundreds of fused computations an env step's module has, at
+  // each of the several calls a step makes.
+  absl::flat_hash_set<const Computation*> reachable;
+  reachable.reserve(computations_.size());
   std::vector<const Computation*> stack = {entry_};
-  reachable[entry_] = true;
+  reachable.insert(entry_);
   while (!stack.empty()) {
     const Computation* comp = stack.back();
     stack.pop_back();
     for (const auto& inst : comp->instructions()) {
       for (Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && !reachable[callee]) {
-          reachable[callee] = true;
-          stack.push_back(callee);
-        }
+        if (callee != nullptr && reachable.insert(callee).second) stack.push_back(callee);
       }
     }
   }
   computations_.erase(
       std::remove_if(computations_.begin(), computations_.end(),
-                     [&](const auto& p) { return !reachable[p.get()]; }),
+                     [&](const auto& p) { return !reachable.contains(p.get()); }),
       computations_.end());
 }
 

@@ -150,8 +150,10 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
   while (!computations.empty()) {
     const Computation* computation = computations.back();
     computations.pop_back();
+    // The root compared here, not through each instruction's parent.
+    const Instruction* root = computation->root();
     for (const auto& inst : computation->instructions()) {
-      if (inst->IsRoot() || !IsRemovableWhenDead(*inst)) mark(inst.get());
+      if (inst.get() == root || !IsRemovableWhenDead(*inst)) mark(inst.get());
     }
     while (!stack.empty()) {
       const Instruction* inst = stack.back();
