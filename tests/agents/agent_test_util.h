@@ -20,6 +20,10 @@ inline std::string SmallModule(const std::string& name) {
   return std::string(HLOGYM_SOURCE_DIR) + "/data/corpus/small/hlo/" + name + "_small.hlo";
 }
 
+inline std::string DatasetModule(const std::string& name) {
+  return std::string(HLOGYM_SOURCE_DIR) + "/data/dataset/hlo/" + name + ".hlo";
+}
+
 // Fast small-corpus modules (each episode well under a second).
 inline std::vector<std::string> FastModules() {
   return {"softmax_4096x1024",  "layernorm_8192x1024", "gelu_4096x4096",
@@ -27,7 +31,8 @@ inline std::vector<std::string> FastModules() {
           "logsumexp_xent_4096x32000"};
 }
 
-// An env from configs/CONFIG.yaml over `modules` (FastModules() by default),
+// An env from configs/CONFIG.yaml over `modules` (FastModules() by default;
+// small corpus names, or paths ending in .hlo),
 // with the cost model; max_steps and max_nodes overridden when positive.
 inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
                                                   std::vector<std::string> modules = {},
@@ -39,7 +44,9 @@ inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
   EXPECT_TRUE(config.ok()) << config.status();
   if (!config.ok()) return nullptr;
   std::vector<std::string> paths;
-  for (const std::string& m : modules) paths.push_back(SmallModule(m));
+  for (const std::string& m : modules) {
+    paths.push_back(m.ends_with(".hlo") ? m : SmallModule(m));
+  }
   absl::StatusOr<std::shared_ptr<RuntimeSource>> source = MakeRuntimeSource(config->reward);
   EXPECT_TRUE(source.ok()) << source.status();
   absl::StatusOr<std::shared_ptr<BenchmarkSet>> set =
