@@ -2,6 +2,7 @@
 episodes on a dataset, then a table per module (and a bar chart)."""
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -45,6 +46,8 @@ def add_common_arguments(p) -> None:
                    help="stop an episode once its module has this many times the instructions "
                         "it started with (duplicating fusions can grow it step after step; 0: no limit)")
     p.add_argument("--out", help="write every episode (with its choices) to this JSON file")
+    # `hlogym main` says why it leaves out the modules over --max-instructions.
+    p.add_argument("--too-big-why", help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -377,6 +380,8 @@ def _note_coverage(args, files: list[str], done: int) -> None:
         print(f"not covered, over --max-instructions {args.max_instructions} after the "
               f"pre-passes ({len(too_big)}): " +
               ", ".join(f"{name} ({count})" for name, count in too_big))
+        if getattr(args, "too_big_why", None):
+            print(f"  why: {args.too_big_why}")
     if done < len(files):
         print(f"not covered, --time-budget {args.time_budget:g} s ran out ({len(files) - done}): " +
               ", ".join(Path(path).stem for path in files[done:]))
