@@ -43,6 +43,8 @@
 // there are dropped; if the xla seed's end does not (or the timing fails),
 // the plan keeps the best state by the env's runtimes. With a deterministic
 // source only, the option changes nothing.
+// The timing runs in an arena of all cores while search's planning on other
+// threads pauses between env steps (Agent::times_modules says why).
 #pragma once
 
 #include <cstdint>
