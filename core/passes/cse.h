@@ -2,8 +2,9 @@
 // included, as XLA's), a later instruction identical to an earlier one is
 // replaced by the earlier one. Identical means: same opcode, shape (layouts
 // compared where both have one), operands (in either order for commutative
-// ops), typed attributes, called computations (by identity), constant values
-// and raw attributes other than metadata. Parameters, alternatives,
+// ops), typed attributes, called computations (by structure: the graphs their
+// roots reach match node for node, as fusion copies a fused computation per
+// consumer), constant values and raw attributes other than metadata. Parameters, alternatives,
 // side-effecting ops, collectives, rng ops, optimization barriers and
 // instructions with control dependencies are never merged.
 //
