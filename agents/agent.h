@@ -45,7 +45,7 @@ class Agent {
   // end on the table. Such an agent pauses its planning on other threads
   // while it times, in an arena of all cores, and RunEpisodes lets TBB start
   // the workers that arena needs besides the paused episodes'.
-  virtual bool times_modules(const HloRewriteEnv& env) const { return false; }
+  virtual bool times_modules(const HloRewriteEnv& /*env*/) const { return false; }
 };
 
 // What an agent may use besides the env it is shown.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -52,6 +53,31 @@ class MachineGate {
     static MachineGate* gate = new MachineGate;  // never destroyed
     return *gate;
   }
+  // Runs `work` as a unit of planning. Isolated: a thread waiting inside
+  // it (greedy's parallel lookahead, a kernel's loop) must not pick up
+  // another episode's task from the arena, which could reach Time() while
+  // this thread's own Work is open below it: a deadlock.
+  template <typename F>
+  static auto Planning(F&& work) {
+    Work unit;
+    return tbb::this_task_arena::isolate(std::forward<F>(work));
+  }
+  // Runs `timing` once no planning step is under way, holding new ones back.
+  // The caller must not be inside Planning.
+  void Time(const std::function<void()>& timing) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return !timing_; });
+      timing_ = true;
+      changed_.wait(lock, [&] { return working_ == 0; });
+    }
+    timing();
+    std::lock_guard<std::mutex> lock(mutex_);
+    timing_ = false;
+    changed_.notify_all();
+  }
+
+ private:
   // A unit of planning work: waits while a thread times.
   class Work {
    public:
@@ -71,22 +97,7 @@ class MachineGate {
    private:
     MachineGate& gate_;
   };
-  // Runs `timing` once no planning step is under way, holding new ones back.
-  // The caller must not be inside a Work.
-  void Time(const std::function<void()>& timing) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return !timing_; });
-      timing_ = true;
-      changed_.wait(lock, [&] { return working_ == 0; });
-    }
-    timing();
-    std::lock_guard<std::mutex> lock(mutex_);
-    timing_ = false;
-    changed_.notify_all();
-  }
 
- private:
   std::mutex mutex_;
   std::condition_variable changed_;
   bool timing_ = false;
@@ -209,12 +220,13 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   std::vector<Node> seed_ends;
   auto step = [&](const Node& from, const std::vector<int64_t>& choices)
       -> absl::StatusOr<Node> {
-    MachineGate::Work work;
-    Node child{from.env->Fork(), from.path, from.fingerprints};
-    child.fingerprints.push_back(from.env->info().fingerprint);
-    RETURN_IF_ERROR(child.env->Step(choices).status());
-    child.path.push_back(choices);
-    return child;
+    return MachineGate::Planning([&]() -> absl::StatusOr<Node> {
+      Node child{from.env->Fork(), from.path, from.fingerprints};
+      child.fingerprints.push_back(from.env->info().fingerprint);
+      RETURN_IF_ERROR(child.env->Step(choices).status());
+      child.path.push_back(choices);
+      return child;
+    });
   };
 
   // Seeds: the greedy and xla policies to the end; every prefix counts.
@@ -231,10 +243,8 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   {
     Node node{env.Fork(), {}, {}};
     while (!Done(*node.env)) {
-      absl::StatusOr<std::vector<int64_t>> choices = [&] {
-        MachineGate::Work work;
-        return greedy_.Act(*node.env);
-      }();
+      absl::StatusOr<std::vector<int64_t>> choices =
+          MachineGate::Planning([&] { return greedy_.Act(*node.env); });
       if (AtGraphLimit(choices.status())) break;
       RETURN_IF_ERROR(choices.status());
       greedy_choice.try_emplace(node.env->info().fingerprint, *choices);
@@ -256,10 +266,8 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   }
   for (Node& node : xla_starts) {
     while (!Done(*node.env)) {
-      absl::StatusOr<std::vector<int64_t>> xla_choices = [&] {
-        MachineGate::Work work;
-        return xla_.Act(*node.env);
-      }();
+      absl::StatusOr<std::vector<int64_t>> xla_choices =
+          MachineGate::Planning([&] { return xla_.Act(*node.env); });
       ASSIGN_OR_RETURN(std::vector<int64_t> choices, std::move(xla_choices));
       absl::StatusOr<Node> next = step(node, choices);
       if (AtGraphLimit(next.status())) break;
@@ -284,10 +292,8 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
           static_cast<int64_t>(node.env->alternatives().size());
       const std::vector<ChoiceGroup> groups = GroupAlternatives(node.env->alternatives());
       std::vector<std::vector<int64_t>> candidates;
-      absl::StatusOr<std::vector<int64_t>> xla_choices = [&] {
-        MachineGate::Work work;
-        return xla_.Act(*node.env);
-      }();
+      absl::StatusOr<std::vector<int64_t>> xla_choices =
+          MachineGate::Planning([&] { return xla_.Act(*node.env); });
       ASSIGN_OR_RETURN(std::vector<int64_t> xla, std::move(xla_choices));
       auto greedy_it = greedy_choice.find(node.env->info().fingerprint);
       const std::vector<int64_t>& greedy =
