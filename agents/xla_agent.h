@@ -17,11 +17,24 @@
 // ends on the default pipeline's module on all 24 small twins and 24 of the
 // 25 full-size corpus modules; on fusion-v0 it retraces fusion(mode=xla)
 // only, one producer per consumer per step. Its producer-consumer steps
-// do not always retrace fusion(mode=xla)'s apply-mode run (cause not found
-// yet): on full-size gpt2 the run leaves 39 copies of the embedding gather
-// and the episode 2; on random_gamma the run copies two logs into the three
-// fusions that read them, the episode does not. Those episodes, and
-// random_beta's and _dirichlet's, end off the default pipeline's module.
+// cannot always retrace fusion(mode=xla)'s apply-mode run, because the run
+// plans a consumer's whole fusion and counts a producer's users outside that
+// plan only: a producer whose one user is a member copied into the plan (that
+// member stays, for its other users) joins with no duplication check, so an
+// expensive op (log, gather) is copied, which XLA's InstructionFusion refuses
+// and a step cannot do. E.g. l = log(p); a = add(l, p), read by n1 and n2:
+// the run gives two fusions, each computing its own log; a step copies `a`
+// into both, and then `l`, an expensive op with two users, stays outside
+// (XLA's result). The other order, `a` absorbing `l` first, makes `a` a
+// fusion that FusionMerger copies only if that moves fewer bytes: so the
+// small gpt2 twin ends on the run's module, but on full-size gpt2 the copied
+// fusion would read the 8 MiB embedding table 38 times and the step is not
+// offered (the run copies the gather into the 38 fusions reading the
+// embedding; the episode keeps one gather fusion that they read). On
+// random_gamma (and _beta, _dirichlet) the run copies two logs into three of
+// the four fusions reading them, the fourth (a broadcast reusing elements)
+// reads them outside: no order of legal steps copies a log that stays read
+// outside. Those episodes end off the default pipeline's module.
 #pragma once
 
 #include <string>
