@@ -1,7 +1,5 @@
 #include "backend/cpu_jit.h"
 
-#include <time.h>
-
 #include <cstdio>
 #include <cstdlib>
 
@@ -10,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "backend/codegen_options.h"
 #include "core/base/status_macros.h"
+#include "core/base/thread_cpu_time.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -33,11 +32,7 @@ bool EnvFlag(const char* name) {
 
 // Kernel timings use the thread's CPU time: on a shared machine wall time
 // mostly measures the neighbours. ORC compiles on the looking-up thread.
-double ThreadCpuMilliseconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec * 1e3 + now.tv_nsec * 1e-6;
-}
+double ThreadCpuMilliseconds() { return 1e3 * ThreadCpuSeconds(); }
 
 // The kernels' optimization pipeline. A kernel is one loop nest in one
 // function that calls nothing but libm/libmvec, so O3's inliner, IPO and

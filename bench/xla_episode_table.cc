@@ -20,6 +20,7 @@
 
 #include "agents/agent.h"
 #include "bench/env_bench_setup.h"
+#include "core/base/thread_cpu_time.h"
 #include "core/ir/fingerprint.h"
 #include "core/passes/default_pipeline.h"
 #include "envs/benchmark_set.h"
@@ -28,12 +29,6 @@
 
 namespace hlogym {
 namespace {
-
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 struct Times {
   int64_t steps = 0;

@@ -2,21 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 
 #include "core/base/parallel.h"
+#include "core/base/thread_cpu_time.h"
 #include "oneapi/tbb/task_arena.h"
 
 namespace hlogym {
-namespace {
-
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-}  // namespace
 
 StepSchedule::StepSchedule(int64_t num_envs, int num_threads)
     : num_envs_(num_envs),
