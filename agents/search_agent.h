@@ -34,7 +34,7 @@
 // difference of two medians), both from at least 3 timed runs, and then the
 // fastest one, if a second timing of it against xla's alone agrees. xla's end is timed
 // alone first: a module too slow for 3 runs within the source's time per
-// module (max_seconds) gets 3 runs each for as many candidates as fit 1.5 s
+// module (max_seconds) gets 3 runs each for as many candidates as fit 3 s
 // (the seeds' ends first), and keeps xla's end when that is fewer than two
 // (the slowest modules, seconds a run). `measure_ms` sets the time per
 // candidate instead of the source's (the main job times a few hundred

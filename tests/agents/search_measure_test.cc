@@ -198,9 +198,9 @@ TEST(SearchMeasureTest, SlowModulesGetThreeRunsEachForTheCandidatesThatFit) {
       EXPECT_GT(m.chosen, 0);
       EXPECT_NE(search.fingerprint, xla.fingerprint);
       if (c.runs == 2) {
-        // 0.3 s of runs each, and a warm-up: three fit 1.5 s.
+        // 0.3 s of runs each, and a warm-up: seven fit 3 s.
         EXPECT_DOUBLE_EQ(source->seconds_per_module(), 0.3);
-        EXPECT_LE(m.fingerprints.size(), 3u);
+        EXPECT_LE(m.fingerprints.size(), 7u);
       } else {
         EXPECT_EQ(source->seconds_per_module(), 0);
       }
@@ -236,11 +236,11 @@ TEST(SearchMeasureTest, MeasureMsProbesOneRunThenGivesEachCandidateThatTime) {
       EXPECT_GE(m.fingerprints.size(), 2u);
       EXPECT_GT(m.chosen, 0);
     } else if (run == 0.1) {
-      // Too slow for 50 ms: three runs each (0.3 s and a warm-up), three fit 1.5 s.
+      // Too slow for 50 ms: three runs each (0.3 s and a warm-up), seven fit 3 s.
       ASSERT_EQ(asked.size(), 3u);
       EXPECT_DOUBLE_EQ(asked[1], 0.3);
       EXPECT_DOUBLE_EQ(asked[2], 0.3);
-      EXPECT_LE(m.fingerprints.size(), 3u);
+      EXPECT_LE(m.fingerprints.size(), 7u);
       EXPECT_GT(m.chosen, 0);
     } else {
       // Not even two fit: xla's end, untimed against anything.
