@@ -38,6 +38,9 @@ struct EpisodeResult {
   // Set by MeasureEpisodes: where the runtimes above were measured, and the
   // runtimes the episode itself saw (its env's runtime source).
   std::string measured_on;
+  // The row this result was timed in: its distinct modules, and the timed
+  // runs each got in interleaved rounds (0 where the source is deterministic).
+  int measured_modules = 0, measured_runs = 0;
   struct {
     double original_runtime = 0, default_runtime = 0, final_runtime = 0;
   } planned;

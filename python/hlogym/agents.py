@@ -67,23 +67,26 @@ class Agent:
                      parallelism: int = 0,
                      on_done: Callable[[dict], None] | None = None,
                      max_seconds: float = 0, max_growth: float = 0,
-                     measure_on: str | None = None) -> list[dict]:
+                     measure_on: str | None = None, hold: bool = False):
         """Whole episodes on forks of `env`'s first environment: `episodes` per
         benchmark index (seeds self.seed, self.seed + 1, ...), up to
         `parallelism` at a time (0: all cores). Returns one dict per episode
         (runtimes, steps, rewrites, the choices of every step, 'error').
         `max_seconds`/`max_growth` stop runaway episodes between steps.
         `measure_on` ('cpu', 'gpu', ...) times the original, default-pipeline
-        and final modules there once the episodes are over (one at a time), so
-        that episodes can plan on the fast cost model and still report
-        measured runtimes; what the episodes saw is kept under 'planned'.
+        and final modules there once the episodes are over (a benchmark's
+        modules together, interleaved), so that episodes can plan on the fast
+        cost model and still report measured runtimes; what the episodes saw
+        is kept under 'planned'. `hold=True` returns a HeldEpisodes instead,
+        for _hlogym.measure_episodes to time with other agents' episodes.
         Agents with a measurement budget ('search(measure=4)') time their
         candidate end states there too ('measure_seconds' per episode, of
         which 'measure_compile_seconds' compiling); without `measure_on` they
         use the env's own source where it is measured."""
         tasks = [(int(b), self.seed + e) for b in benchmarks for e in range(int(episodes))]
         return _hlogym.run_episodes(_pool_of(env), self.spec, tasks, int(parallelism), on_done,
-                                    float(max_seconds), float(max_growth), measure_on or "")
+                                    float(max_seconds), float(max_growth), measure_on or "",
+                                    bool(hold))
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:

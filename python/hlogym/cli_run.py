@@ -24,7 +24,7 @@ def add_common_arguments(p) -> None:
                    help="where the episodes' rewards and the agents' lookahead come from "
                         "(default: --backend); when it differs, each module's original, "
                         "default-pipeline and final runtimes are measured on --backend "
-                        "after the episodes")
+                        "after the episodes, a module's row together (interleaved)")
     p.add_argument("--dataset", nargs="+", metavar="PATH",
                    help="directories and/or .hlo files (default: the env's dataset)")
     p.add_argument("--limit", type=int, help="use only the first N modules (sorted by path)")
@@ -160,6 +160,7 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
     """{agent: [[episode result, ...] per module]} for the modules done, and how
     many modules were done (all of them unless --time-budget ran out)."""
     import hlogym
+    from hlogym import _hlogym
 
     started = time.perf_counter()
     parallelism = args.num_envs or 0
@@ -171,15 +172,17 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
     chunk = num_modules if args.time_budget is None else 8 * cores
     results = {spec: [] for spec in agents}
     progress = _Progress(num_modules * args.episodes * len(agents), not args.no_progress)
-    # Wall time per agent: its episodes (until the last one ended), then the
-    # table's timing of the modules (what run_episodes does after them).
-    args.phase_seconds = {spec: {"episodes": 0.0, "table": 0.0} for spec in agents}
+    # Wall time per agent's episodes (until the last one ended), and of timing
+    # the table's rows on --backend after them (with --reward-backend elsewhere).
+    args.phase_seconds = {spec: {"episodes": 0.0} for spec in agents}
+    args.table_seconds = 0.0
     done = 0
     try:
         while done < num_modules:
             if args.time_budget is not None and time.perf_counter() - started > args.time_budget:
                 break
             modules = range(done, min(num_modules, done + chunk))
+            held = []
             for spec in agents:
                 progress.describe(spec)
                 agent = hlogym.make_agent(spec, seed=args.seed)
@@ -190,14 +193,23 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
                     last_done[0] = time.perf_counter()
                     progress.update(result)
 
-                episodes = agent.run_episodes(env, modules, episodes=args.episodes,
-                                              parallelism=parallelism, on_done=on_done,
-                                              max_seconds=args.episode_timeout,
-                                              max_growth=args.max_growth,
-                                              measure_on=args.measure_on)
-                phase = args.phase_seconds[spec]
-                phase["episodes"] += last_done[0] - call_start
-                phase["table"] += time.perf_counter() - last_done[0]
+                # The agents' end states stay in C++ (hold) until every agent
+                # ran on the chunk: then each row's modules are timed together.
+                held.append(agent.run_episodes(env, modules, episodes=args.episodes,
+                                               parallelism=parallelism, on_done=on_done,
+                                               max_seconds=args.episode_timeout,
+                                               max_growth=args.max_growth,
+                                               measure_on=args.measure_on,
+                                               hold=bool(args.measure_on)))
+                args.phase_seconds[spec]["episodes"] += last_done[0] - call_start
+            if args.measure_on:
+                progress.describe("timing the rows")
+                table_start = time.perf_counter()
+                per_agent = _hlogym.measure_episodes(held, args.measure_on)
+                args.table_seconds += time.perf_counter() - table_start
+            else:
+                per_agent = held
+            for spec, episodes in zip(agents, per_agent):
                 for m in range(len(modules)):
                     results[spec].append(episodes[m * args.episodes:(m + 1) * args.episodes])
             done = modules.stop
@@ -338,8 +350,50 @@ def _runtimes_label(args, backend: str) -> str:
     label = backend_label(backend)
     if args.measure_on:
         label += (f"; episodes planned on {backend_label(args.reward_source)}, "
-                  f"then each module's original, default and final runtimes measured")
+                  f"then each module's original, default and final modules timed together")
     return label
+
+
+def table_timing(results: dict, done: int) -> dict | None:
+    """How the table's rows were timed on --backend (None without
+    --reward-backend elsewhere): each row's distinct modules together,
+    interleaved in rounds; the rounds and modules per row over the rows."""
+    rows = []
+    for m in range(done):
+        episodes = [e for per_module in results.values() for e in per_module[m]
+                    if not e["error"] and e.get("measured_on")]
+        if episodes:
+            rows.append(episodes[0])
+    if not rows:
+        return None
+
+    def spread(key):
+        values = sorted(e[key] for e in rows)
+        return {"min": values[0], "median": values[len(values) // 2], "max": values[-1]}
+
+    return {"measured_on": rows[0]["measured_on"], "rows": len(rows),
+            "interleaved": rows[0]["measured_runs"] > 0,
+            "modules_per_row": spread("measured_modules"), "rounds": spread("measured_runs")}
+
+
+def _span(values: dict) -> str:
+    if values["min"] == values["max"]:
+        return str(values["min"])
+    return f"{values['min']}-{values['max']} (median {values['median']})"
+
+
+def _note_table_timing(timing: dict | None) -> None:
+    if not timing:
+        return
+    modules = _span(timing["modules_per_row"])
+    if timing["interleaved"]:
+        print(f"note: each row's distinct modules (original, default, the agents' ends; equal "
+              f"fingerprints timed once) were timed together on {timing['measured_on']}, "
+              f"interleaved in rounds: {modules} modules a row, {_span(timing['rounds'])} "
+              f"rounds")
+    else:
+        print(f"note: each row's distinct modules were estimated once on {timing['measured_on']} "
+              f"(deterministic): {modules} modules a row")
 
 
 def _note_measuring(results: dict, done: int) -> None:
@@ -360,14 +414,11 @@ def _note_phases(args) -> None:
     phases = getattr(args, "phase_seconds", None)
     if not phases:
         return
-    parts = []
-    for agent, p in phases.items():
-        part = f"{agent} {p['episodes']:.1f} s"
-        if args.measure_on:
-            part += f" + {p['table']:.1f} s table timing"
-        parts.append(part)
-    print("note: wall time per agent (episodes" + (" + timing the table's modules" if args.measure_on
-                                                   else "") + "): " + "; ".join(parts))
+    parts = [f"{agent} {p['episodes']:.1f} s" for agent, p in phases.items()]
+    line = "note: wall time of each agent's episodes: " + "; ".join(parts)
+    if args.measure_on:
+        line += f"; then timing the table's rows: {args.table_seconds:.1f} s"
+    print(line)
 
 
 def _note_coverage(args, files: list[str], done: int) -> None:
@@ -396,10 +447,12 @@ def cmd_rollout(args) -> int:
     print(f"agent {args.agent} on {args.env}, backend: {_runtimes_label(args, backend)}, "
           f"{done} modules x {args.episodes} episode(s) in {elapsed:.1f} s")
     print(rollout_table(results[args.agent]))
+    timing = table_timing(results, done)
+    _note_table_timing(timing)
     _note_coverage(args, files, done)
     if args.out:
         _write_json(args.out, {"command": "rollout", "env": args.env, "backend": backend,
-                               "reward_backend": args.reward_source,
+                               "reward_backend": args.reward_source, "table_timing": timing,
                                "agent": args.agent, "seed": args.seed,
                                "modules": _modules_payload(files, results[args.agent])})
     return 0
@@ -417,6 +470,8 @@ def cmd_compare(args) -> int:
           f"runtimes in microseconds, the best episode per module")
     table, summary = compare_table(results, done)
     print(table)
+    timing = table_timing(results, done)
+    _note_table_timing(timing)
     _note_measuring(results, done)
     _note_phases(args)
     _note_coverage(args, files, done)
@@ -427,7 +482,7 @@ def cmd_compare(args) -> int:
     if args.out:
         _write_json(args.out, {"command": "compare", "env": args.env, "backend": backend,
                                "reward_backend": args.reward_source,
-                               "seed": args.seed, "summary": summary,
+                               "seed": args.seed, "summary": summary, "table_timing": timing,
                                "agents": {a: _modules_payload(files, results[a]) for a in agents}})
     return 0
 

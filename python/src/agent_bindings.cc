@@ -48,6 +48,8 @@ py::dict ResultDict(const EpisodeResult& r) {
   d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
   if (!r.measured_on.empty()) {
     d["measured_on"] = r.measured_on;
+    d["measured_modules"] = r.measured_modules;
+    d["measured_runs"] = r.measured_runs;
     py::dict planned;
     planned["original_runtime"] = r.planned.original_runtime;
     planned["default_runtime"] = r.planned.default_runtime;
@@ -67,6 +69,37 @@ std::shared_ptr<RuntimeSource> SharedRuntimeSource(const std::string& spec) {
   auto it = sources->find(spec);
   if (it == sources->end()) it = sources->emplace(spec, Unwrap(MakeRuntimeSource(spec))).first;
   return it->second;
+}
+
+// Episodes whose table timing waits for other agents' episodes on the same
+// benchmarks, so that a row's modules are timed together (MeasureEpisodes).
+// Holds their final modules, and the benchmark set through an env fork.
+struct HeldEpisodes {
+  std::unique_ptr<HloRewriteEnv> prototype;
+  std::vector<EpisodeResult> results;
+};
+
+py::list ResultList(const std::vector<EpisodeResult>& results) {
+  py::list out;
+  for (const EpisodeResult& r : results) out.append(ResultDict(r));
+  return out;
+}
+
+// Times the rows of every batch's episodes on `measure_on` (see
+// MeasureEpisodes); the batches must come from one env's benchmarks.
+void MeasureHeld(const std::vector<HeldEpisodes*>& batches, const std::string& measure_on) {
+  if (batches.empty()) return;
+  const BenchmarkSet& benchmarks = batches[0]->prototype->benchmarks();
+  std::vector<EpisodeResult*> results;
+  for (HeldEpisodes* batch : batches) {
+    if (&batch->prototype->benchmarks() != &benchmarks) {
+      ThrowStatus(absl::InvalidArgumentError(
+          "measure_episodes: the batches' episodes ran on different envs' benchmarks"));
+    }
+    for (EpisodeResult& r : batch->results) results.push_back(&r);
+  }
+  std::shared_ptr<RuntimeSource> source = SharedRuntimeSource(measure_on);
+  Check(MeasureEpisodes(benchmarks, *source, results));
 }
 
 py::array_t<int64_t> ToArray(std::vector<int64_t> values, std::vector<py::ssize_t> shape) {
@@ -128,12 +161,43 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
           py::arg("pool"), py::arg("env_id"),
           "Actions [max_alternatives] for one env of the pool (by its own agent).");
 
+  py::class_<HeldEpisodes, std::shared_ptr<HeldEpisodes>>(m, "HeldEpisodes", R"doc(
+Episodes of run_episodes(..., hold=True): their results, and their final
+modules kept for measure_episodes, which times them with other agents'.)doc")
+      .def("results", [](const HeldEpisodes& held) { return ResultList(held.results); },
+           "One dict per task, in task order (measured once measure_episodes ran).")
+      .def("__len__", [](const HeldEpisodes& held) { return held.results.size(); });
+
+  m.def(
+      "measure_episodes",
+      [](const std::vector<std::shared_ptr<HeldEpisodes>>& batches,
+         const std::string& measure_on) {
+        std::vector<HeldEpisodes*> pointers;
+        for (const std::shared_ptr<HeldEpisodes>& batch : batches) pointers.push_back(batch.get());
+        {
+          py::gil_scoped_release release;
+          MeasureHeld(pointers, measure_on);
+        }
+        py::list out;
+        for (const HeldEpisodes* batch : pointers) out.append(ResultList(batch->results));
+        return out;
+      },
+      py::arg("batches"), py::arg("measure_on"),
+      R"doc(
+Times the episodes of several run_episodes(..., hold=True) calls on the
+same env (one per agent, say) on `measure_on`, a table row at a time: each
+benchmark's original, default-pipeline and final modules of every batch,
+distinct by fingerprint, are timed together, interleaved in rounds, so that
+a row's columns share the moment they were timed and equal modules get the
+identical runtime ('measured_modules' and 'measured_runs' per episode). The
+runtimes the episodes saw move to 'planned'. Returns each batch's results.)doc");
+
   m.def(
       "run_episodes",
       [](const EnvPool& pool, const std::string& agent_spec,
          const std::vector<std::tuple<int64_t, uint64_t>>& tasks, int parallelism,
          std::function<void(py::dict)> on_done, double max_seconds, double max_growth,
-         const std::string& measure_on) {
+         const std::string& measure_on, bool hold) -> py::object {
         std::vector<EpisodeTask> episode_tasks;
         for (const auto& [benchmark, seed] : tasks) episode_tasks.push_back({benchmark, seed});
         std::function<void(const EpisodeResult&)> callback;
@@ -147,30 +211,28 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
             }
           };
         }
-        std::vector<EpisodeResult> results;
+        auto held = std::make_shared<HeldEpisodes>();
         {
           py::gil_scoped_release release;
-          std::unique_ptr<HloRewriteEnv> prototype = Unwrap(pool.ForkEnv(0));
+          held->prototype = Unwrap(pool.ForkEnv(0));
           // Made before the episodes: a source that cannot be had here fails
           // the call at once.
           std::shared_ptr<RuntimeSource> measure =
               measure_on.empty() ? nullptr : SharedRuntimeSource(measure_on);
           // Agents with a measurement budget time their candidates on the
           // same source (its kernels and inputs serve both).
-          results = Unwrap(RunEpisodes(*prototype, agent_spec, episode_tasks, parallelism,
-                                       callback, EpisodeLimits{max_seconds, max_growth},
-                                       AgentContext{measure}));
-          if (measure != nullptr) {
-            Check(MeasureEpisodes(prototype->benchmarks(), *measure, results));
-          }
+          held->results = Unwrap(RunEpisodes(*held->prototype, agent_spec, episode_tasks,
+                                             parallelism, callback,
+                                             EpisodeLimits{max_seconds, max_growth},
+                                             AgentContext{measure}));
+          if (measure != nullptr && !hold) MeasureHeld({held.get()}, measure_on);
         }
-        py::list out;
-        for (const EpisodeResult& r : results) out.append(ResultDict(r));
-        return out;
+        if (hold) return py::cast(held);
+        return ResultList(held->results);
       },
       py::arg("pool"), py::arg("agent"), py::arg("tasks"), py::arg("parallelism") = 0,
       py::arg("on_done") = nullptr, py::arg("max_seconds") = 0.0, py::arg("max_growth") = 0.0,
-      py::arg("measure_on") = "",
+      py::arg("measure_on") = "", py::arg("hold") = false,
       R"doc(
 Runs whole episodes of a built-in agent on forks of the pool's env 0: one per
 (benchmark index, seed) task, up to `parallelism` at a time, each with a fresh
@@ -180,9 +242,11 @@ max_seconds and max_growth (instructions relative to the start) stop runaway
 episodes between steps, keeping the state reached ('stopped' says why); 0: no limit.
 measure_on (a runtime source: 'cpu', 'gpu', 'cost:cpu', ...) times each
 episode's original, default-pipeline and final modules there after all
-episodes ended, one at a time; the runtimes the episodes saw move to
-'planned', and 'measured_on' names the source. Agents with a measurement
-budget (search(measure=k)) time their candidate end states there too.)doc");
+episodes ended, a benchmark's modules together (see measure_episodes); the
+runtimes the episodes saw move to 'planned', and 'measured_on' names the
+source. Agents with a measurement budget (search(measure=k)) time their
+candidate end states there too. hold=True returns a HeldEpisodes instead and
+leaves the timing to measure_episodes, with other agents' episodes.)doc");
 
   m.def(
       "runtime_source_error",

@@ -178,10 +178,54 @@ def test_cpu_measured_table_from_cost_planned_episodes(tmp_path):
         for key in ("original_runtime", "default_runtime", "final_runtime"):
             assert episode[key] > 0 and episode["planned"][key] > 0
             assert episode[key] != episode["planned"][key]
-    # A module is timed once (measurements are cached by fingerprint): both
-    # agents' rows share the baselines.
+    # A module is timed once: both agents' rows share the baselines.
     assert episodes["random"]["original_runtime"] == episodes["xla"]["original_runtime"]
     assert episodes["random"]["default_runtime"] == episodes["xla"]["default_runtime"]
+
+
+def test_a_rows_modules_are_timed_together_interleaved(tmp_path):
+    """compare times each row's distinct modules (original, default, every
+    agent's end) together on --backend, interleaved in rounds, after all
+    agents ran: one timing per fingerprint, so agents ending on the same
+    module (greedy and xla often do, or on the default pipeline's) get the
+    identical runtime, and the JSON and the notes say how it was timed."""
+    import hlogym
+    from hlogym import _hlogym
+    from hlogym.config import load_config
+
+    if _hlogym.runtime_source_error("cpu") is not None:
+        pytest.skip("no CPU backend here")
+    out = tmp_path / "results.json"
+    result = run("compare", "--agents", "random,greedy,xla", "--backend",
+                 "cpu(warmup_runs=1, max_seconds=0.02, min_runs=3)", "--reward-backend",
+                 "cost:cpu", "--env", "xla-v0", "--dataset", SOFTMAX, LAYERNORM,
+                 "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "were timed together on cpu, interleaved in rounds" in result.stdout
+    payload = json.loads(out.read_text())
+    timing = payload["table_timing"]
+    assert timing["measured_on"] == "cpu" and timing["interleaved"] and timing["rows"] == 2
+    assert timing["rounds"]["min"] >= 3
+    for m, path in enumerate([LAYERNORM, SOFTMAX]):
+        episodes = {a: modules[m]["episodes"][0] for a, modules in payload["agents"].items()}
+        assert all(modules[m]["file"] == path for modules in payload["agents"].values())
+        original = hlogym.HloModule.from_file(path)
+        default = original.clone()
+        hlogym.Pipeline.default().run(default)
+        for spec in load_config("xla-v0").pre_passes:
+            hlogym.run_pass(original, spec)
+        figures = {original.fingerprint(): episodes["xla"]["original_runtime"],
+                   default.fingerprint(): episodes["xla"]["default_runtime"]}
+        for agent, e in episodes.items():
+            assert e["error"] is None, e["error"]
+            assert e["measured_runs"] >= 3
+            assert e["original_runtime"] == figures[original.fingerprint()]
+            assert e["default_runtime"] == figures[default.fingerprint()]
+            # The same module in two columns is one timing, the same figure.
+            assert figures.setdefault(e["fingerprint"], e["final_runtime"]) == e["final_runtime"]
+        for e in episodes.values():
+            assert e["measured_modules"] == len(figures)
+            assert e["measured_runs"] == episodes["xla"]["measured_runs"]
 
 
 def test_search_times_its_candidates_on_the_backend_when_planning_on_the_model(tmp_path):
