@@ -88,6 +88,10 @@ def _setup(args, agents: list[str]):
     reward = resolve_backend(args.reward_backend) if args.reward_backend else backend
     args.reward_source = reward
     args.measure_on = backend if reward != backend else None
+    # The table's rows are timed together on --backend after the episodes
+    # where it measures, also when the episodes measured there: each agent's
+    # modules were then timed as its episodes ran, minutes apart.
+    args.time_rows = args.measure_on is not None or backend.partition("(")[0] in ("cpu", "gpu")
     from hlogym.config import load_config
 
     try:
@@ -176,6 +180,7 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
     # the table's rows on --backend after them (with --reward-backend elsewhere).
     args.phase_seconds = {spec: {"episodes": 0.0} for spec in agents}
     args.table_seconds = 0.0
+    time_rows = getattr(args, "time_rows", bool(args.measure_on))
     done = 0
     try:
         while done < num_modules:
@@ -200,12 +205,12 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
                                                max_seconds=args.episode_timeout,
                                                max_growth=args.max_growth,
                                                measure_on=args.measure_on,
-                                               hold=bool(args.measure_on)))
+                                               hold=time_rows))
                 args.phase_seconds[spec]["episodes"] += last_done[0] - call_start
-            if args.measure_on:
+            if time_rows:
                 progress.describe("timing the rows")
                 table_start = time.perf_counter()
-                per_agent = _hlogym.measure_episodes(held, args.measure_on)
+                per_agent = _hlogym.measure_episodes(held, args.measure_on or "")
                 args.table_seconds += time.perf_counter() - table_start
             else:
                 per_agent = held
@@ -351,12 +356,15 @@ def _runtimes_label(args, backend: str) -> str:
     if args.measure_on:
         label += (f"; episodes planned on {backend_label(args.reward_source)}, "
                   f"then each module's original, default and final modules timed together")
+    elif getattr(args, "time_rows", False):
+        label += ("; after the episodes each module's original, default and final modules "
+                  "timed together")
     return label
 
 
 def table_timing(results: dict, done: int) -> dict | None:
-    """How the table's rows were timed on --backend (None without
-    --reward-backend elsewhere): each row's distinct modules together,
+    """How the table's rows were timed on --backend (None where it is the
+    cost model and the episodes' own): each row's distinct modules together,
     interleaved in rounds; the rounds and modules per row over the rows."""
     rows = []
     for m in range(done):
@@ -416,7 +424,7 @@ def _note_phases(args) -> None:
         return
     parts = [f"{agent} {p['episodes']:.1f} s" for agent, p in phases.items()]
     line = "note: wall time of each agent's episodes: " + "; ".join(parts)
-    if args.measure_on:
+    if getattr(args, "time_rows", False):
         line += f"; then timing the table's rows: {args.table_seconds:.1f} s"
     print(line)
 

@@ -86,7 +86,9 @@ py::list ResultList(const std::vector<EpisodeResult>& results) {
 }
 
 // Times the rows of every batch's episodes on `measure_on` (see
-// MeasureEpisodes); the batches must come from one env's benchmarks.
+// MeasureEpisodes), or where it is empty on the env's own source (its
+// compiled kernels serve again); the batches must come from one env's
+// benchmarks.
 void MeasureHeld(const std::vector<HeldEpisodes*>& batches, const std::string& measure_on) {
   if (batches.empty()) return;
   const BenchmarkSet& benchmarks = batches[0]->prototype->benchmarks();
@@ -98,8 +100,9 @@ void MeasureHeld(const std::vector<HeldEpisodes*>& batches, const std::string& m
     }
     for (EpisodeResult& r : batch->results) results.push_back(&r);
   }
-  std::shared_ptr<RuntimeSource> source = SharedRuntimeSource(measure_on);
-  Check(MeasureEpisodes(benchmarks, *source, results));
+  RuntimeSource& source =
+      measure_on.empty() ? benchmarks.runtime() : *SharedRuntimeSource(measure_on);
+  Check(MeasureEpisodes(benchmarks, source, results));
 }
 
 py::array_t<int64_t> ToArray(std::vector<int64_t> values, std::vector<py::ssize_t> shape) {
@@ -182,10 +185,11 @@ modules kept for measure_episodes, which times them with other agents'.)doc")
         for (const HeldEpisodes* batch : pointers) out.append(ResultList(batch->results));
         return out;
       },
-      py::arg("batches"), py::arg("measure_on"),
+      py::arg("batches"), py::arg("measure_on") = "",
       R"doc(
 Times the episodes of several run_episodes(..., hold=True) calls on the
-same env (one per agent, say) on `measure_on`, a table row at a time: each
+same env (one per agent, say) on `measure_on` (empty: the env's own runtime
+source, for tables of episodes measured there), a table row at a time: each
 benchmark's original, default-pipeline and final modules of every batch,
 distinct by fingerprint, are timed together, interleaved in rounds, so that
 a row's columns share the moment they were timed and equal modules get the

@@ -228,6 +228,32 @@ def test_a_rows_modules_are_timed_together_interleaved(tmp_path):
             assert e["measured_runs"] == episodes["xla"]["measured_runs"]
 
 
+def test_rows_of_episodes_measured_on_the_backend_are_timed_together_again(tmp_path):
+    """Episodes measured on --backend itself timed each agent's modules as
+    they ran: the table times each row's modules together afterwards, on the
+    env's own source, and keeps what the episodes saw under 'planned'."""
+    from hlogym import _hlogym
+
+    if _hlogym.runtime_source_error("cpu") is not None:
+        pytest.skip("no CPU backend here")
+    out = tmp_path / "results.json"
+    result = run("compare", "--agents", "random,xla", "--backend",
+                 "cpu(warmup_runs=1, max_seconds=0.02, min_runs=3)", "--max-steps", "6",
+                 "--dataset", SOFTMAX, "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "after the episodes each module's original, default and final modules timed " \
+           "together" in result.stdout
+    assert "were timed together on cpu, interleaved in rounds" in result.stdout
+    payload = json.loads(out.read_text())
+    assert payload["table_timing"]["interleaved"]
+    episodes = [modules[0]["episodes"][0] for modules in payload["agents"].values()]
+    for e in episodes:
+        assert e["error"] is None, e["error"]
+        assert e["measured_on"] == "cpu" and e["measured_runs"] >= 3
+        assert e["planned"]["final_runtime"] > 0
+    assert episodes[0]["default_runtime"] == episodes[1]["default_runtime"]
+
+
 def test_search_times_its_candidates_on_the_backend_when_planning_on_the_model(tmp_path):
     """With --reward-backend, --backend serves search(measure=k) too, and the
     time it spends there is reported; the main job uses it."""
