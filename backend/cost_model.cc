@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/unique_id_index.h"
 
 namespace hlogym {
 namespace {
@@ -122,6 +123,55 @@ double OperandReuse(const Instruction& user, int64_t i) {
   }
 }
 
+// RecomputeFactors' table: a factor per instruction of one fused
+// computation, in a vector indexed by unique id when the computation's ids
+// are distinct and dense (as a module hands them out), else hashed by
+// address (both give the same factors). A hash map per fusion was ~1% of an
+// env step. Instructions of other computations have no factor.
+class Factors {
+ public:
+  explicit Factors(const Computation& fused) : fused_(&fused) {
+    const int64_t n = fused.instruction_count();
+    if (!IndexByUniqueId(fused.instructions(), 4 * n + 64, kUnset, kMarked, dense_, base_)) {
+      map_.reserve(static_cast<size_t>(n));
+    }
+  }
+  // The factor of `inst`, or null when it has none yet.
+  const double* Find(const Instruction* inst) const {
+    if (dense_.empty()) {
+      auto it = map_.find(inst);
+      return it == map_.end() ? nullptr : &it->second;
+    }
+    if (inst->parent() != fused_) return nullptr;
+    const int64_t slot = inst->unique_id() - base_;
+    if (slot < 0 || slot >= static_cast<int64_t>(dense_.size())) return nullptr;
+    const double* f = &dense_[static_cast<size_t>(slot)];
+    return *f == kUnset ? nullptr : f;
+  }
+  // `inst` is one of the fused computation's instructions.
+  void Set(const Instruction* inst, double f) {
+    if (dense_.empty()) {
+      map_[inst] = f;
+    } else {
+      dense_[static_cast<size_t>(inst->unique_id() - base_)] = f;
+    }
+  }
+  // An instruction the root does not reach is never evaluated.
+  double Of(const Instruction* inst) const {
+    const double* f = Find(inst);
+    return f == nullptr ? 0 : *f;
+  }
+
+ private:
+  // Factors are never negative.
+  static constexpr double kUnset = -1;
+  static constexpr double kMarked = -2;
+  const Computation* fused_;
+  std::vector<double> dense_;
+  int64_t base_ = 0;
+  absl::flat_hash_map<const Instruction*, double> map_;
+};
+
 // For each instruction of a fused computation, how many times the kernel
 // evaluates its elements relative to its element count: 1 when each element
 // is computed once, more when a fused producer is recomputed (a row-wise
@@ -129,24 +179,24 @@ double OperandReuse(const Instruction& user, int64_t i) {
 // along the columns once per element), less when only a slice of it is used.
 // A value several users need at the same index is computed once (the
 // elemental emitter caches it), so users combine by max, not sum.
-absl::flat_hash_map<const Instruction*, double> RecomputeFactors(const Computation& fused) {
-  absl::flat_hash_map<const Instruction*, double> factor;
+Factors RecomputeFactors(const Computation& fused) {
+  Factors factor(fused);
   std::vector<Instruction*> order = fused.MakePostOrder();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Instruction* inst = *it;
     double f = inst == fused.root() ? 1 : 0;
     for (const Instruction* user : inst->users()) {
-      auto found = factor.find(user);
-      if (found == factor.end()) continue;
+      const double* found = factor.Find(user);
+      if (found == nullptr) continue;
       for (int64_t i = 0; i < user->operand_count(); ++i) {
         if (user->operand(i) != inst) continue;
         // Scalars that are not elementwise operands (a reduce's init, a
         // pad value, slice indices) are read once.
         const bool scalar_attribute = inst->shape().IsScalar() && !IsElementwise(user->opcode());
-        f = std::max(f, scalar_attribute ? 1.0 : found->second * OperandReuse(*user, i));
+        f = std::max(f, scalar_attribute ? 1.0 : *found * OperandReuse(*user, i));
       }
     }
-    factor[inst] = f;
+    factor.Set(inst, f);
   }
   return factor;
 }
@@ -184,13 +234,6 @@ double InstructionFlops(const Instruction& inst, const DeviceSpec& device) {
   }
 }
 
-// An instruction the root does not reach is never evaluated.
-double FactorOf(const absl::flat_hash_map<const Instruction*, double>& factor,
-                const Instruction* inst) {
-  auto it = factor.find(inst);
-  return it == factor.end() ? 0 : it->second;
-}
-
 // Elements of transcendental functions one unfused instruction evaluates.
 double Transcendentals(const Instruction& inst) {
   return IsTranscendental(inst.opcode()) ? Elements(inst.shape()) : 0;
@@ -201,11 +244,11 @@ double Transcendentals(const Instruction& inst) {
 // kernel needs it (a slice's window), re-reads of it hit the cache.
 KernelWork FusionWork(const Instruction& fusion, const DeviceSpec& device) {
   const Computation& fused = *fusion.fused_computation();
-  const absl::flat_hash_map<const Instruction*, double> factor = RecomputeFactors(fused);
+  const Factors factor = RecomputeFactors(fused);
   KernelWork work;
   work.bytes = static_cast<double>(fusion.shape().byte_size());
   for (const auto& inst : fused.instructions()) {
-    const double f = FactorOf(factor, inst.get());
+    const double f = factor.Of(inst.get());
     if (inst->opcode() == Opcode::kParameter) {
       work.bytes += static_cast<double>(inst->shape().byte_size()) * std::min(1.0, f);
       continue;
