@@ -12,6 +12,29 @@ namespace {
 // Suffixes past this are kept as whole names: a bit set per stem stays small.
 constexpr int64_t kMaxBit = int64_t{1} << 24;
 
+// recent_ holds two direct-mapped caches: kRecent entries by a name's
+// address (ParseAndFind), then kStems entries by a stem's text
+// (FindOrAddStem).
+constexpr int kRecentBits = 9;
+constexpr size_t kRecent = size_t{1} << kRecentBits;
+constexpr int kStemBits = 8;
+constexpr size_t kStems = size_t{1} << kStemBits;
+
+// A cheap hash of a stem's text: its length and its first and last eight
+// bytes (a stem is mostly an opcode name, distinct within those).
+size_t StemSlot(std::string_view stem) {
+  const size_t n = stem.size();
+  uint64_t head = 0, tail = 0;
+  if (n >= 8) {
+    std::memcpy(&head, stem.data(), 8);
+    std::memcpy(&tail, stem.data() + n - 8, 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) head |= uint64_t{static_cast<unsigned char>(stem[i])} << (8 * i);
+  }
+  const uint64_t h = (head ^ (tail * 0xc2b2ae3d27d4eb4fULL) ^ n) * 0x9e3779b97f4a7c15ULL;
+  return static_cast<size_t>(h >> (64 - kStemBits));
+}
+
 // abseil's string_view may not be std's: heterogeneous lookup needs its own.
 absl::string_view Key(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
@@ -45,18 +68,25 @@ NameRegistry::Parsed NameRegistry::Parse(std::string_view name) {
 }
 
 NameRegistry::Stem& NameRegistry::FindOrAddStem(std::string_view stem) {
+  // Cached by text before the hash map: rebuilding a module's registry (each
+  // env step) looks up a stem per name, the same few hundred stems again
+  // and again, and the map's string hash and probe were ~2% of a step.
+  if (recent_.empty()) recent_.resize(kRecent + kStems);
+  Recent& cached = recent_[kRecent + StemSlot(stem)];
+  if (cached.stem != nullptr && std::string_view(cached.text) == stem) return *cached.stem;
   auto it = stems_.find(Key(stem));
   if (it == stems_.end()) it = stems_.try_emplace(std::string(stem), std::make_unique<Stem>()).first;
+  cached.text.assign(stem);
+  cached.stem = it->second.get();
   return *it->second;
 }
 
 NameRegistry::Stem* NameRegistry::ParseAndFind(std::string_view name, Parsed& parsed) {
   // Direct-mapped by the text's address; 512 entries hold most of a dry pass's
   // working set of originals and parameter names.
-  constexpr size_t kRecent = 512;
-  if (recent_.empty()) recent_.resize(kRecent);
+  if (recent_.empty()) recent_.resize(kRecent + kStems);
   const uint64_t key = reinterpret_cast<uintptr_t>(name.data());
-  Recent& recent = recent_[(key * 0x9e3779b97f4a7c15ULL) >> 55];
+  Recent& recent = recent_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kRecentBits)];
   if (recent.data == name.data() && recent.stem != nullptr &&
       std::string_view(recent.text) == name) {
     parsed = {name.substr(0, recent.stem_size), recent.number};

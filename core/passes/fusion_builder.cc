@@ -340,9 +340,11 @@ class FusedComputationBuilder {
     for (int64_t k = 0; k < n; ++k) rank[order[k]] = k;
     absl::InlinedVector<Instruction*, 16> params(computation_->parameters().begin(),
                                                  computation_->parameters().end());
+    // Moved out, not copied: `order` is a permutation, so each shape is
+    // taken once and every parameter gets one back below.
     absl::InlinedVector<Shape, 4> shapes;
     shapes.reserve(n);
-    for (int64_t k = 0; k < n; ++k) shapes.push_back(params[order[k]]->shape());
+    for (int64_t k = 0; k < n; ++k) shapes.push_back(std::move(params[order[k]]->mutable_shape()));
     for (const auto& inst : computation_->instructions()) {
       if (inst->opcode() == Opcode::kParameter) continue;
       for (int64_t j = 0; j < inst->operand_count(); ++j) {

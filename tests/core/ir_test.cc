@@ -310,5 +310,26 @@ TEST(NameRegistryTest, UniqueFollowsTheTextNotWhereItLives) {
   EXPECT_FALSE(registry.Contains("mul.3"));
 }
 
+// Stems are cached by a hash of their length and first and last eight
+// bytes, so stems differing only in the middle share a cache slot; each must
+// still keep its own taken numbers and counter.
+TEST(NameRegistryTest, StemsSharingACacheSlotKeepTheirOwnNames) {
+  std::vector<std::string> stems;
+  for (char c = 'a'; c <= 'h'; ++c) stems.push_back(std::string("fused_c_") + c + "_multiply");
+  std::mt19937_64 rng(17);
+  NameRegistry registry;
+  ReferenceNames reference;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string& stem = stems[rng() % stems.size()];
+    if (rng() % 3 == 0) {
+      ASSERT_EQ(registry.NextFree(stem), reference.NextFree(stem)) << "step " << i;
+      continue;
+    }
+    const std::string name = absl::StrCat(stem, ".", rng() % 200);
+    const bool was_free = reference.Insert(name);
+    ASSERT_EQ(registry.Insert(name), was_free) << name;
+  }
+}
+
 }  // namespace
 }  // namespace hlogym
