@@ -56,13 +56,26 @@ std::string_view NameStem(std::string_view name) {
 }
 
 NameRegistry::Parsed NameRegistry::Parse(std::string_view name) {
-  const size_t dot = SuffixDot(name);
-  if (dot == std::string_view::npos) return {name, -1};
-  const std::string_view stem = name.substr(0, dot);
-  const std::string_view digits = name.substr(dot + 1);
-  if (digits.size() > 8 || (digits.size() > 1 && digits[0] == '0')) return {stem, -2};
+  // One backward scan finds the suffix and adds up its value (a scan to the
+  // dot, then one forward over the digits, was ~1.4% of a gpt2 env step: a
+  // registry is rebuilt from every name of the module each step).
+  size_t i = name.size();
+  size_t count = 0;
   int64_t n = 0;
-  for (char c : digits) n = 10 * n + (c - '0');
+  int64_t scale = 1;
+  while (i > 0) {
+    const unsigned digit = static_cast<unsigned char>(name[i - 1]) - unsigned{'0'};
+    if (digit > 9) break;
+    if (count < 8) {  // more digits than that: kept whole below
+      n += digit * scale;
+      scale *= 10;
+    }
+    ++count;
+    --i;
+  }
+  if (count == 0 || i == 0 || name[i - 1] != '.') return {name, -1};
+  const std::string_view stem = name.substr(0, i - 1);
+  if (count > 8 || (count > 1 && name[i] == '0')) return {stem, -2};
   if (n >= kMaxBit) return {stem, -2};
   return {stem, n};
 }
