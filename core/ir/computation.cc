@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/block_pool.h"
 #include "core/ir/module.h"
-#include "core/ir/unique_id_index.h"
 
 namespace hlogym {
 namespace {
@@ -130,47 +129,91 @@ namespace {
 
 // Visit states of MakePostOrder: 0 = unvisited, 1 = on the stack, 2 =
 // emitted. Indexed by unique id when the computation's ids are distinct and
-// dense enough (the common case inside a module), else hashed by address;
-// both give the same order. The dense states live in a per-thread buffer
-// (one VisitState at a time per thread): a fresh one was a malloc and free
-// for each of the thousands of post-orders an env step takes.
+// span at most kMaxSpread, else hashed by address; both give the same
+// order. The slots live in a per-thread buffer (one VisitState at a time per
+// thread) and are tagged with a generation, so a walk neither clears nor
+// allocates them: an entry computation's ids spread over everything the
+// episode's dry passes numbered (tens of thousands of ids for a thousand
+// instructions), which outgrew a buffer cleared per walk, and the hashed
+// fallback cost ~400 instructions per node (most of MakePostOrder on a gpt2
+// env step's entry).
 class VisitState {
  public:
-  explicit VisitState(const std::vector<std::unique_ptr<Instruction>>& instructions) {
-    const int64_t n = static_cast<int64_t>(instructions.size());
-    if (!IndexByUniqueId(instructions, 64 * n + 4096, uint8_t{0}, uint8_t{1}, dense_, base_) &&
-        n > 0) {
-      UseMap(instructions.size());
+  explicit VisitState(const std::vector<std::unique_ptr<Instruction>>& instructions)
+      : buffer_(Buffer()) {
+    if (instructions.empty()) return;
+    int64_t lo = instructions.front()->unique_id(), hi = lo;
+    for (const auto& inst : instructions) {
+      lo = std::min(lo, inst->unique_id());
+      hi = std::max(hi, inst->unique_id());
     }
-  }
-
-  uint8_t& operator[](const Instruction* inst) {
-    if (!use_map_) {
-      const int64_t slot = inst->unique_id() - base_;
-      // An id outside the range (not one of the stored instructions) falls
-      // back to the map, as every instruction did before.
-      if (slot >= 0 && slot < static_cast<int64_t>(dense_.size())) {
-        return dense_[static_cast<size_t>(slot)];
+    if (lo >= 0 && hi - lo < kMaxSpread) {
+      NextGeneration();
+      if (buffer_.tags.size() < static_cast<size_t>(hi - lo + 1)) {
+        buffer_.tags.resize(static_cast<size_t>(hi - lo + 1), 0);  // generation 0: never valid
+      }
+      base_ = lo;
+      size_ = hi - lo + 1;
+      // Two instructions sharing an id would share a slot: hashed then.
+      bool distinct = true;
+      for (const auto& inst : instructions) {
+        uint32_t& tag = buffer_.tags[static_cast<size_t>(inst->unique_id() - lo)];
+        if (tag >> 2 == buffer_.generation) {
+          distinct = false;
+          break;
+        }
+        tag = buffer_.generation << 2;  // state 0
+      }
+      if (distinct) {
+        dense_ = true;
+        return;
       }
     }
+    map_.reserve(instructions.size());
+  }
+
+  // The state of `inst`, 0 for one met first.
+  uint8_t Get(const Instruction* inst) {
+    if (uint32_t* tag = Slot(inst)) return *tag >> 2 == buffer_.generation ? (*tag & 3) : 0;
     return map_[inst];
+  }
+  void Set(const Instruction* inst, uint8_t state) {
+    if (uint32_t* tag = Slot(inst)) {
+      *tag = buffer_.generation << 2 | state;
+    } else {
+      map_[inst] = state;
+    }
   }
 
  private:
-  void UseMap(size_t size) {
-    use_map_ = true;
-    dense_.clear();
-    map_.reserve(size);
-  }
-
-  static std::vector<uint8_t>& Scratch() {
-    thread_local std::vector<uint8_t> buffer;
+  static constexpr int64_t kMaxSpread = int64_t{1} << 20;  // 4 MiB of tags at most
+  struct Tags {
+    std::vector<uint32_t> tags;
+    uint32_t generation = 0;
+  };
+  static Tags& Buffer() {
+    thread_local Tags buffer;
     return buffer;
   }
+  void NextGeneration() {
+    if (++buffer_.generation >= (uint32_t{1} << 30)) {
+      std::fill(buffer_.tags.begin(), buffer_.tags.end(), 0);
+      buffer_.generation = 1;
+    }
+  }
+  // The slot of `inst`, or null when it has none (an id outside the range,
+  // not one of the stored instructions, falls back to the map).
+  uint32_t* Slot(const Instruction* inst) {
+    if (!dense_) return nullptr;
+    const int64_t slot = inst->unique_id() - base_;
+    if (slot < 0 || slot >= size_) return nullptr;
+    return &buffer_.tags[static_cast<size_t>(slot)];
+  }
 
-  bool use_map_ = false;
+  Tags& buffer_;
+  bool dense_ = false;
   int64_t base_ = 0;
-  std::vector<uint8_t>& dense_ = Scratch();
+  int64_t size_ = 0;
   absl::flat_hash_map<const Instruction*, uint8_t> map_;
 };
 
@@ -218,37 +261,39 @@ void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
       return;
     }
   }
-  {
-    // Clones and the fusion builder store every instruction after what it
-    // depends on; then the walk below, started from each instruction in
-    // storage order, finds its dependencies already emitted and emits the
-    // storage order. Checking that is one pass without the walk's stack
-    // (MakePostOrder was ~8% of a gpt2 env step).
-    VisitState state(instructions_);
-    bool stored_in_order = true;
-    for (const auto& start : instructions_) {
-      Instruction* inst = start.get();
-      for (const Instruction* dep : inst->operands()) {
-        if (dep->parent() == this && state[dep] != 2) stored_in_order = false;
-      }
-      for (const Instruction* dep : inst->control_predecessors()) {
-        if (dep->parent() == this && state[dep] != 2) stored_in_order = false;
-      }
-      if (!stored_in_order) break;
-      state[inst] = 2;
-      order.push_back(inst);
+  // Clones and the fusion builder store every instruction after what it
+  // depends on; then the walk below, started from each instruction in
+  // storage order, finds its dependencies already emitted and emits the
+  // storage order. Checking that is one pass without the walk's stack
+  // (MakePostOrder was ~8% of a gpt2 env step). When the check fails
+  // part-way (an env step's entry, its alternatives nodes stored after
+  // their users), the prefix it emitted is what the walk emits first, each
+  // left emitted: the walk goes on after it with the same states and order
+  // rather than indexing the ids again and re-walking the prefix.
+  VisitState state(instructions_);
+  size_t first = 0;
+  for (; first < instructions_.size(); ++first) {
+    Instruction* inst = instructions_[first].get();
+    bool ready = true;
+    for (const Instruction* dep : inst->operands()) {
+      if (dep->parent() == this && state.Get(dep) != 2) ready = false;
     }
-    if (stored_in_order) return;
-    order.clear();
+    for (const Instruction* dep : inst->control_predecessors()) {
+      if (dep->parent() == this && state.Get(dep) != 2) ready = false;
+    }
+    if (!ready) break;
+    state.Set(inst, 2);
+    order.push_back(inst);
   }
+  if (first == instructions_.size()) return;
   // Nodes on the stack met again (a cycle, which the verifier reports) are
   // skipped, so this always terminates.
-  VisitState state(instructions_);
   std::vector<std::pair<Instruction*, size_t>> stack;
-  for (const auto& start : instructions_) {
-    if (state[start.get()] != 0) continue;
-    stack.emplace_back(start.get(), 0);
-    state[start.get()] = 1;
+  for (size_t i = first; i < instructions_.size(); ++i) {
+    Instruction* const start_inst = instructions_[i].get();
+    if (state.Get(start_inst) != 0) continue;
+    stack.emplace_back(start_inst, 0);
+    state.Set(start_inst, 1);
     while (!stack.empty()) {
       auto& [inst, next] = stack.back();
       const size_t num_operands = inst->operands().size();
@@ -259,14 +304,13 @@ void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
                                : inst->control_predecessors()[next - num_operands];
         ++next;
         if (dep->parent() != this) continue;
-        uint8_t& s = state[dep];
-        if (s == 0) {
-          s = 1;
+        if (state.Get(dep) == 0) {
+          state.Set(dep, 1);
           stack.emplace_back(dep, 0);
         }
         continue;
       }
-      state[inst] = 2;
+      state.Set(inst, 2);
       order.push_back(inst);
       stack.pop_back();
     }
