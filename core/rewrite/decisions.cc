@@ -1,5 +1,8 @@
 #include "core/rewrite/decisions.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -60,6 +63,62 @@ absl::Status CheckChoices(absl::Span<const AlternativeNode> alts,
   }
   return absl::OkStatus();
 }
+
+// The instructions a step's copy keeps (CloneWithChoices' marking), in a
+// per-thread table indexed by unique id whose slot holds the instruction it
+// marks, so that asking whether one is marked hashes nothing (a hash set of
+// them was ~3% of an env step). One whose slot another holds (a shared id,
+// which a module does not make) or whose id is past the table's limit goes
+// into a hash set instead. The slots set are cleared when the set goes:
+// the next copy finds the table empty without a sweep of the id range.
+class LiveSet {
+ public:
+  LiveSet() : slots_(Slots()) {}
+  ~LiveSet() {
+    for (const Instruction* inst : marked_) {
+      const int64_t id = inst->unique_id();
+      if (id >= 0 && id < static_cast<int64_t>(slots_.size()) && slots_[id] == inst) {
+        slots_[id] = nullptr;
+      }
+    }
+  }
+  LiveSet(const LiveSet&) = delete;
+  LiveSet& operator=(const LiveSet&) = delete;
+
+  // Marks `inst`; false if it was marked already.
+  bool Insert(const Instruction* inst) {
+    const int64_t id = inst->unique_id();
+    if (id >= 0 && id < kMaxId) {
+      if (id >= static_cast<int64_t>(slots_.size())) {
+        const size_t grown = std::min<size_t>(2 * slots_.size(), static_cast<size_t>(kMaxId));
+        slots_.resize(std::max<size_t>(grown, static_cast<size_t>(id) + 1), nullptr);
+      }
+      const Instruction*& slot = slots_[static_cast<size_t>(id)];
+      if (slot == inst) return false;
+      if (slot == nullptr) {
+        slot = inst;
+        marked_.push_back(inst);
+        return true;
+      }
+    }
+    return others_.insert(inst).second;
+  }
+  bool Contains(const Instruction* inst) const {
+    const int64_t id = inst->unique_id();
+    if (id >= 0 && id < static_cast<int64_t>(slots_.size()) && slots_[id] == inst) return true;
+    return !others_.empty() && others_.contains(inst);
+  }
+
+ private:
+  static constexpr int64_t kMaxId = int64_t{1} << 22;  // 32 MiB of slots at most
+  static std::vector<const Instruction*>& Slots() {
+    thread_local std::vector<const Instruction*> slots;
+    return slots;
+  }
+  std::vector<const Instruction*>& slots_;
+  std::vector<const Instruction*> marked_;
+  absl::flat_hash_set<const Instruction*> others_;
+};
 
 }  // namespace
 
@@ -134,18 +193,24 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
   // alone, so that Select below moves its users exactly as on a full copy.
   absl::flat_hash_map<const Instruction*, Instruction*> chosen;
   chosen.reserve(alts.size());
+  // Only an alternatives node is looked up in `chosen` when they all are
+  // (they are, found by opcode): most instructions then skip the lookup.
+  bool all_alternatives = true;
   for (size_t i = 0; i < alts.size(); ++i) {
     chosen[alts[i].node] = alts[i].node->operand(choices[i]);
+    all_alternatives &= alts[i].node->opcode() == Opcode::kAlternatives;
   }
-  absl::flat_hash_set<const Instruction*> live;
-  // At least the entry's instructions survive or are candidates' fusions
-  // and alternatives nodes: sized once rather than grown through rehashes.
-  live.reserve(module.entry()->instructions().size());
+  auto choice_of = [&](const Instruction* inst) -> Instruction* const* {
+    if (all_alternatives && inst->opcode() != Opcode::kAlternatives) return nullptr;
+    auto it = chosen.find(inst);
+    return it == chosen.end() ? nullptr : &it->second;
+  };
+  LiveSet live;
   absl::flat_hash_set<const Computation*> reached = {module.entry()};
   std::vector<const Computation*> computations = {module.entry()};
   std::vector<const Instruction*> stack;
   auto mark = [&](const Instruction* inst) {
-    if (live.insert(inst).second) stack.push_back(inst);
+    if (live.Insert(inst)) stack.push_back(inst);
   };
   while (!computations.empty()) {
     const Computation* computation = computations.back();
@@ -158,8 +223,8 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
     while (!stack.empty()) {
       const Instruction* inst = stack.back();
       stack.pop_back();
-      if (auto it = chosen.find(inst); it != chosen.end()) {
-        mark(it->second);
+      if (Instruction* const* choice = choice_of(inst)) {
+        mark(*choice);
         continue;
       }
       for (const Instruction* operand : inst->operands()) mark(operand);
@@ -173,7 +238,7 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
   // reproduced here.
   for (const Computation* computation : reached) {
     const Instruction* fusion = computation->fusion_instruction();
-    if (fusion != nullptr && !live.contains(fusion)) {
+    if (fusion != nullptr && !live.Contains(fusion)) {
       std::unique_ptr<Module> copy = module.Clone();
       Select(*copy, FindAlternatives(*copy), choices);
       return copy;
@@ -181,11 +246,11 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
   }
   Module::ClonePart part;
   part.computation = [&](const Computation& c) { return reached.contains(&c); };
-  part.instruction = [&](const Instruction& inst) { return live.contains(&inst); };
+  part.instruction = [&](const Instruction& inst) { return live.Contains(&inst); };
   part.operands = [&](const Instruction& inst) -> absl::Span<Instruction* const> {
-    auto it = chosen.find(&inst);
-    if (it == chosen.end()) return inst.operands();
-    return absl::Span<Instruction* const>(&it->second, 1);
+    Instruction* const* choice = choice_of(&inst);
+    if (choice == nullptr) return inst.operands();
+    return absl::Span<Instruction* const>(choice, 1);
   };
   std::unique_ptr<Module> copy = module.CloneParts(part);
   // The copied nodes are the live ones, each now reading only its choice. A

@@ -516,6 +516,30 @@ TEST(CloneWithChoicesTest, RejectsBadChoicesAsApplyChoicesDoes) {
   ExpectCloneWithChoicesMatches(*module, choices);
 }
 
+// The copy marks what it keeps by unique id: ids shared by several
+// instructions, or past its table, must fall back without changing the copy.
+TEST(CloneWithChoicesTest, SharedAndHugeIdsMatch) {
+  auto module = MakeModule();
+  TestPass pass;
+  ASSERT_GT(RunDryPass(pass, *module).value(), 0);
+  int64_t k = 0;
+  for (const auto& computation : module->computations()) {
+    for (const auto& inst : computation->instructions()) {
+      inst->set_unique_id(k % 2 == 0 ? 7 : (int64_t{1} << 40) + k);
+      ++k;
+    }
+  }
+  const std::vector<AlternativeNode> alts = FindAlternatives(*module);
+  ASSERT_FALSE(alts.empty());
+  for (int64_t pick : {0, 1}) {
+    std::vector<int64_t> choices;
+    for (const AlternativeNode& alt : alts) {
+      choices.push_back(std::min<int64_t>(pick, alt.num_choices() - 1));
+    }
+    ExpectCloneWithChoicesMatches(*module, choices);
+  }
+}
+
 // An alternatives node choosing another one, and control edges: the
 // in-place path's result, whatever the selection order makes of it.
 TEST(CloneWithChoicesTest, NestedAlternativesAndControlEdgesMatch) {
