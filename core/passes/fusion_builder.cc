@@ -471,17 +471,22 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
       it->second[index] = true;
     }
   };
-  for (const FusedValue& value : spec.outputs) want(value.member, value.index);
-  for (const Instruction* member : spec.members) {
-    for (const Instruction* operand : member->operands()) {
-      want(operand, -1);
-      if (operand->opcode() == Opcode::kGetTupleElement) {
-        want(operand->operand(0), operand->tuple_index());
+  // Without tuple-shaped members (most candidates) nothing is asked: a
+  // lookup per output and member operand in the empty map was ~0.5% of an
+  // env step.
+  if (!needed.empty()) {
+    for (const FusedValue& value : spec.outputs) want(value.member, value.index);
+    for (const Instruction* member : spec.members) {
+      for (const Instruction* operand : member->operands()) {
+        want(operand, -1);
+        if (operand->opcode() == Opcode::kGetTupleElement) {
+          want(operand->operand(0), operand->tuple_index());
+        }
       }
     }
   }
   for (Instruction* member : spec.members) {
-    auto it = needed.find(member);
+    auto it = needed.empty() ? needed.end() : needed.find(member);
     RETURN_IF_ERROR(builder.Inline(member, it == needed.end() ? nullptr : &it->second));
   }
   Instruction* root = nullptr;
