@@ -33,7 +33,8 @@ def _episodes_for(payload: dict, file: str, module_name: str, agent: str | None)
 
 
 def load_decisions(path: str, file: str, module_name: str, agent: str | None):
-    """Per-step choice lists, and the fingerprint recorded with them (if any)."""
+    """Per-step choice lists, the fingerprint recorded with them and the env
+    they were made on (both None for a bare list)."""
     try:
         payload = json.loads(Path(path).read_text())
     except FileNotFoundError:
@@ -45,21 +46,21 @@ def load_decisions(path: str, file: str, module_name: str, agent: str | None):
         if not episodes:
             raise CliError(f"every recorded episode of {file} failed; nothing to replay")
         best = min(episodes, key=lambda e: e["final_runtime"])
-        return best["choices"], best.get("fingerprint")
+        return best["choices"], best.get("fingerprint"), payload.get("env")
     if not isinstance(payload, list) or not all(
             isinstance(step, list) and all(isinstance(c, int) for c in step) for step in payload):
         raise CliError(f"{path}: expected a JSON list of per-step choice lists "
                        f"(or the --out file of rollout/compare)")
-    return payload, None
+    return payload, None, None
 
 
-def replay(env, decisions: list) -> None:
+def replay(env, decisions: list, mismatch: str = "") -> None:
     width = env.config.max_alternatives
     env.reset(seed=0)
     for i, step in enumerate(decisions):
         if env.info(0)["terminated"] or env.info(0)["truncated"]:
             raise CliError(f"the episode ended after {i} steps but there are {len(decisions)} "
-                           f"steps of decisions")
+                           f"steps of decisions{mismatch}")
         if len(step) > width:
             raise CliError(f"step {i}: {len(step)} choices, more than max_alternatives={width}")
         action = np.zeros((1, width), dtype=np.int64)
@@ -67,21 +68,26 @@ def replay(env, decisions: list) -> None:
         try:
             env.step(action)
         except ValueError as e:
-            raise CliError(f"step {i}: {e}") from None
+            raise CliError(f"step {i}: {e}{mismatch}") from None
 
 
 def cmd_validate(args) -> int:
     import hlogym
 
     module = load_module(args.file)
-    recorded_fingerprint = None
+    recorded_fingerprint = recorded_env = None
     if args.decisions:
-        decisions, recorded_fingerprint = load_decisions(args.decisions, args.file, module.name,
-                                                         args.agent)
+        decisions, recorded_fingerprint, recorded_env = load_decisions(
+            args.decisions, args.file, module.name, args.agent)
         source = f"decisions from {args.decisions}"
-    else:
+    # A choice indexes the alternatives its env's dry passes offered, so the
+    # decisions replay on the env they were recorded on unless told otherwise.
+    env_id = args.env or recorded_env or "fusion-v0"
+    mismatch = (f" (they were recorded on {recorded_env}, replayed on {env_id})"
+                if recorded_env and recorded_env != env_id else "")
+    if not args.decisions:
         agent = args.agent or "greedy"
-        env = make_env(args.env, [args.file], "cost", None)
+        env = make_env(env_id, [args.file], "cost", None)
         try:
             episode = hlogym.make_agent(agent).run_episodes(env, [0])[0]
         except ValueError as e:
@@ -93,19 +99,20 @@ def cmd_validate(args) -> int:
     from hlogym.config import load_config
 
     try:
-        max_steps = max(load_config(args.env).max_steps, len(decisions), 1)
+        max_steps = max(load_config(env_id).max_steps, len(decisions), 1)
     except ValueError as e:
         raise CliError(str(e)) from None
-    env = make_env(args.env, [args.file], "cost", max_steps)
-    replay(env, decisions)
+    env = make_env(env_id, [args.file], "cost", max_steps)
+    replay(env, decisions, mismatch)
     final = env.module(0)
     hlogym.apply_choices(final, [0] * len(hlogym.alternatives(final)))
     info = env.info(0)
     rewrites = sum(1 for step in decisions for c in step if c)
-    print(f"replayed {len(decisions)} steps ({rewrites} rewrites) of {source} on {args.file}")
+    print(f"replayed {len(decisions)} steps ({rewrites} rewrites) of {source} on {args.file} "
+          f"on {env_id}")
     if recorded_fingerprint is not None and recorded_fingerprint != info["fingerprint"]:
         print(f"warning: final fingerprint {info['fingerprint']} differs from the recorded "
-              f"{recorded_fingerprint}")
+              f"{recorded_fingerprint}{mismatch}")
     try:
         report = hlogym.equivalent(module, final)
     except (ValueError, NotImplementedError, RuntimeError) as e:
@@ -124,7 +131,8 @@ def add_validate_parser(sub) -> None:
     p.add_argument("file", help="the .hlo file the decisions were made on")
     p.add_argument("--decisions", help="JSON: a list of per-step choice lists, or the --out "
                                        "file of rollout/compare (its best episode is replayed)")
-    p.add_argument("--env", default="fusion-v0")
+    p.add_argument("--env", help="the env to replay on (default: the one the decisions file "
+                                 "names, else fusion-v0)")
     p.add_argument("--agent", help="without --decisions: the agent whose episode to check "
                                    "(default greedy); with a compare file: whose decisions")
     p.set_defaults(run=cmd_validate)

@@ -416,3 +416,20 @@ def test_main_without_a_gpu_measures_on_the_cpu_and_plans_on_its_model(monkeypat
         pytest.skip("no CPU backend in this build")
     argv = cli._main_backend()
     assert argv == ["--backend", cli.MAIN_CPU_BACKEND, "--reward-backend", "cost:cpu"]
+
+
+def test_validate_replays_on_the_env_the_decisions_file_names(tmp_path):
+    """A rollout/compare JSON names its env; replayed on another env (the
+    default fusion-v0) its choices mean other rewrites, or run past the end."""
+    adam = str(SMALL / "adam_update_10M_small.hlo")
+    out = tmp_path / "xla.json"
+    result = run("rollout", "--env", "xla-v0", "--agent", "xla", "--backend", "cost",
+                 "--dataset", adam, "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    result = run("validate", adam, "--decisions", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "on xla-v0" in result.stdout and "equivalent: yes" in result.stdout
+    assert "warning" not in result.stdout
+    # An explicit --env still wins.
+    result = run("validate", adam, "--decisions", str(out), "--env", "fusion-v0")
+    assert_one_line_error(result, "the episode ended after")
