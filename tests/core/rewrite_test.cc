@@ -1,5 +1,6 @@
 // Tests of the rewrite framework: the Rewriter in apply and dry mode,
 // alternatives, decisions, pruning, and resumable pipelines.
+#include <algorithm>
 #include <memory>
 #include <random>
 
@@ -406,6 +407,58 @@ TEST(RewritePostOrderTest, MatchesReferenceWalkOnSmallTwins) {
   Instruction* add = loose->AddInstruction(Instruction::Create(Opcode::kAdd, s, {n, e}));
   // Stored add last but exp before negate: storage order is kept.
   EXPECT_EQ(loose->MakePostOrder(), (std::vector<Instruction*>{p, e, n, add}));
+}
+
+// Storage out of post-order, whole or from some point on, small and large
+// computations, with control edges, ids in a module or none: each of
+// MakePostOrder's paths (ids rising, a small computation searched, the
+// stored-order check that hands over part-way to the walk) must give the
+// reference walk's order.
+TEST(RewritePostOrderTest, MatchesReferenceWalkOnShuffledStorage) {
+  std::mt19937_64 rng(11);
+  const Shape s = Shape::Array(PrimitiveType::kF32, {2});
+  int64_t reordered = 0;
+  for (int n : {3, 9, 24, 25, 60}) {
+    for (int trial = 0; trial < 24; ++trial) {
+      std::vector<std::unique_ptr<Instruction>> made;
+      std::vector<Instruction*> made_order;
+      made.push_back(Instruction::CreateParameter(0, s, "p"));
+      made_order.push_back(made.back().get());
+      for (int i = 1; i < n; ++i) {
+        Instruction* a = made_order[rng() % made_order.size()];
+        Instruction* b = made_order[rng() % made_order.size()];
+        made.push_back(Instruction::Create(Opcode::kAdd, s, {a, b}));
+        made_order.push_back(made.back().get());
+      }
+      for (int k = 0; k < n / 4; ++k) {
+        const size_t i = rng() % n, j = rng() % n;
+        if (i < j) made_order[i]->AddControlDependencyTo(made_order[j]);
+      }
+      // Trials 0 mod 3 keep the order made, 1 mod 3 swap a pair late in
+      // it, 2 mod 3 shuffle it all.
+      std::vector<size_t> storage(n);
+      for (int i = 0; i < n; ++i) storage[i] = i;
+      if (trial % 3 == 1 && n > 2) {
+        const size_t i = n / 2 + rng() % (n - n / 2 - 1);
+        std::swap(storage[i], storage[i + 1]);
+      } else if (trial % 3 == 2) {
+        std::shuffle(storage.begin(), storage.end(), rng);
+      }
+      reordered += trial % 3 != 0;
+      auto comp = std::make_unique<Computation>(absl::StrCat("c", n, "_", trial));
+      for (size_t i : storage) comp->AddInstruction(std::move(made[i]));
+      comp->set_root(made_order.back());
+      if (trial % 2 == 0) {
+        EXPECT_EQ(comp->MakePostOrder(), ReferencePostOrder(*comp)) << comp->name();
+      } else {
+        Module module("m");
+        Computation* added = module.AddComputation(std::move(comp));
+        module.set_entry(added);
+        EXPECT_EQ(added->MakePostOrder(), ReferencePostOrder(*added)) << added->name();
+      }
+    }
+  }
+  EXPECT_GT(reordered, 50);
 }
 
 // FindAlternatives skips computations without alternatives; its nodes and
