@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from hlogym import _hlogym
 from hlogym.resources import configs_dir, env_ids
@@ -26,6 +29,45 @@ class EnvConfig:
 
 
 _FIELDS = {f.name for f in dataclasses.fields(EnvConfig)}
+_LIMITS = ("max_steps", "max_nodes", "max_edges", "max_alternatives", "max_choices")
+_PASS_LISTS = ("pre_passes", "dry_passes", "post_passes")
+
+
+def _is_pass_list(value: Any) -> bool:
+    # A bare string is a sequence too, of one-letter "passes": not a list.
+    return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+
+
+def _checked_override(key: str, value: Any) -> Any:
+    """`value` as the config holds it, or a ValueError naming the key. The
+    YAML files are checked by the C++ loader; overrides come from Python and
+    would otherwise fail in pybind11's signature matching or numpy."""
+    if key in _LIMITS:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"config key {key!r} must be a positive integer, got {value!r}")
+        return int(value)
+    if key in _PASS_LISTS:
+        if not _is_pass_list(value):
+            raise ValueError(f"config key {key!r} must be a list of pass specs (strings), "
+                             f"got {value!r}")
+        return list(value)
+    if key == "dry_stages":
+        if not isinstance(value, (list, tuple)) or not all(_is_pass_list(v) for v in value):
+            raise ValueError(f"config key 'dry_stages' must be a list of lists of pass specs "
+                             f"(strings), got {value!r}")
+        return [list(v) for v in value]
+    if key == "reward":
+        if not isinstance(value, str):
+            raise ValueError(f"config key 'reward' must be a string, got {value!r}")
+        return value
+    if key == "dataset":
+        is_path = isinstance(value, (str, os.PathLike))
+        if not is_path and not (isinstance(value, (list, tuple)) and
+                                all(isinstance(v, (str, os.PathLike)) for v in value)):
+            raise ValueError(f"config key 'dataset' must be a path or a list of paths, "
+                             f"got {value!r}")
+        return value
+    return value
 
 
 def load_config(env_id: str, overrides: dict | None = None) -> EnvConfig:
@@ -39,5 +81,5 @@ def load_config(env_id: str, overrides: dict | None = None) -> EnvConfig:
     for key, value in (overrides or {}).items():
         if key not in _FIELDS or key == "id":
             raise ValueError(f"unknown config key {key!r}; known: {', '.join(sorted(_FIELDS - {'id'}))}")
-        values[key] = value
+        values[key] = _checked_override(key, value)
     return EnvConfig(**values)

@@ -18,6 +18,8 @@ def resolve_dataset(dataset: Any, split: str = "all") -> list[str]:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
     if isinstance(dataset, (list, tuple)):
+        if not all(isinstance(f, (str, os.PathLike)) for f in dataset):
+            raise ValueError(f"dataset must be a path or a list of paths, got {dataset!r}")
         files = [os.fspath(f) for f in dataset]
         for f in files:
             if not Path(f).is_file():
@@ -25,6 +27,8 @@ def resolve_dataset(dataset: Any, split: str = "all") -> list[str]:
         if not files:
             raise ValueError("the dataset list is empty")
         return files
+    if not isinstance(dataset, (str, os.PathLike)):
+        raise ValueError(f"dataset must be a path or a list of paths, got {dataset!r}")
     path = Path(os.fspath(dataset))
     if not path.is_absolute() and not path.exists():
         bundled = data_dir().parent / path if path.parts and path.parts[0] == "data" else None

@@ -97,6 +97,40 @@ def test_config_and_dataset_errors(tmp_path):
         hlogym.make("fusion-v0", split="validation")
 
 
+@pytest.mark.parametrize("key,value,needle", [
+    ("max_steps", "ten", "'max_steps' must be a positive integer, got 'ten'"),
+    ("max_steps", 2.5, "'max_steps' must be a positive integer, got 2.5"),
+    ("max_steps", True, "'max_steps' must be a positive integer, got True"),
+    ("max_edges", -5, "'max_edges' must be a positive integer, got -5"),
+    ("max_nodes", 0, "'max_nodes' must be a positive integer, got 0"),
+    ("reward", 3, "'reward' must be a string"),
+    ("reward", None, "'reward' must be a string"),
+    ("dry_passes", "fusion", "'dry_passes' must be a list of pass specs"),
+    ("pre_passes", None, "'pre_passes' must be a list of pass specs"),
+    ("post_passes", [1], "'post_passes' must be a list of pass specs"),
+    ("dry_stages", ["fusion"], "'dry_stages' must be a list of lists of pass specs"),
+    ("dataset", 7, "must be a path or a list of paths, got 7"),
+])
+def test_config_overrides_of_the_wrong_type_name_the_key(files, key, value, needle):
+    """Not pybind11's wall of constructor signatures, nor numpy's "negative
+    dimensions": the key, what it must be and what it got."""
+    kwargs = {"dataset": files, key: value}
+    with pytest.raises(ValueError) as error:
+        hlogym.make("fusion-v0", **kwargs)
+    assert needle in str(error.value)
+    assert "incompatible" not in str(error.value)
+
+
+def test_config_overrides_of_the_right_type_are_taken(files):
+    envs = hlogym.make("fusion-v0", dataset=tuple(files), max_steps=np.int64(3),
+                       dry_passes=("fusion",), dry_stages=[])
+    assert envs.config.max_steps == 3 and envs.config.dry_passes == ["fusion"]
+    obs, _ = envs.reset(seed=0)
+    for _ in range(3):
+        obs, _, terminated, truncated, _ = envs.step(np.zeros(envs.action_space.shape, np.int64))
+    assert truncated.all() or terminated.all()
+
+
 def test_reset_mask_and_options(files):
     envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
     envs.reset(seed=0)
