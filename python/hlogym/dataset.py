@@ -35,4 +35,9 @@ def resolve_dataset(dataset: Any, split: str = "all") -> list[str]:
         path = bundled if bundled is not None and bundled.exists() else path
     if not path.exists():
         raise FileNotFoundError(f"dataset directory not found: {path}")
+    if path.is_file():
+        if split != "all":
+            raise ValueError(f"split {split!r} picks from a directory's documented split; "
+                             f"{path} is one file")
+        return [os.fspath(dataset)]
     return list(_hlogym.dataset_files(str(path), split))

@@ -44,7 +44,10 @@ class HloEnv:
             return hlo.clone()
         if format not in ("auto", "path", "txt"):
             raise ValueError(f"format must be 'auto', 'path' or 'txt', got {format!r}")
-        if format == "path" or (format == "auto" and "\n" not in hlo and os.path.exists(hlo)):
+        # HLO text has a computation's braces; one line without them is a
+        # path, also one that is not there (not text that fails to parse).
+        if format == "path" or (format == "auto" and "\n" not in hlo and
+                                (os.path.exists(hlo) or "{" not in hlo)):
             return HloModule.from_file(hlo)
         return HloModule.from_text(hlo)
 

@@ -56,6 +56,17 @@ def observation_space(config: EnvConfig) -> spaces.Dict:
     })
 
 
+def _checked_seed(seed: Any) -> int | None:
+    """`seed` as the C++ side takes it (an unsigned 64-bit integer), or a
+    ValueError rather than pybind11's signature mismatch."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
+            not 0 <= seed < 2 ** 64:
+        raise ValueError(f"seed must be None or a non-negative integer below 2**64, got {seed!r}")
+    return int(seed)
+
+
 def _make_pool(config: EnvConfig, files: Sequence[str], num_envs: int, batch_size: int,
                num_threads: int, seed: int) -> "_hlogym.EnvPool":
     return _hlogym.EnvPool(
@@ -90,8 +101,10 @@ class HloVectorEnv(VectorEnv):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.num_envs = int(num_envs)
+        if seed is None:
+            seed = 0
         self._pool = _make_pool(self.config, self.files, self.num_envs,
-                                int(batch_size or 0), int(num_threads or 0), int(seed))
+                                int(batch_size or 0), int(num_threads or 0), _checked_seed(seed))
         self.single_observation_space = observation_space(self.config)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         a, k = self.config.max_alternatives, self.config.max_choices
@@ -117,7 +130,7 @@ class HloVectorEnv(VectorEnv):
             if not reset_mask.any():
                 raise ValueError("reset_mask must select at least one environment")
             mask = reset_mask.tolist()
-        out = self._pool.reset(seed, mask)
+        out = self._pool.reset(_checked_seed(seed), mask)
         return self._observation(out), self._infos(out)
 
     def step(self, actions):
@@ -236,7 +249,7 @@ class ForkedEnv:
 
     def reset(self, *, seed: int | None = None, benchmark: int | None = None):
         """Starts a new episode (on benchmark index `benchmark`, or a drawn one)."""
-        self._env.reset(seed, benchmark)
+        self._env.reset(_checked_seed(seed), benchmark)
         return self.observation(), self.info()
 
     def observation(self) -> dict:
@@ -281,7 +294,7 @@ class HloGymEnv(gym.Env):
         self.action_space = self._vector.single_action_space
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=_checked_seed(seed))
         obs, infos = self._vector.reset(seed=seed)
         self._raise_error(infos)
         self._last_obs = self._row(obs)
@@ -289,6 +302,10 @@ class HloGymEnv(gym.Env):
 
     def step(self, action):
         action = np.asarray(action)
+        width = self.config.max_alternatives
+        if action.shape != (width,):
+            raise ValueError(f"action must have shape ({width},) [max_alternatives], "
+                             f"got {action.shape}")
         if self._invalid_choices == "original" and self._last_obs is not None:
             legal = (action >= 0) & (action < self._last_obs["alt_num_choices"])
             action = np.where(legal, action, 0)

@@ -143,6 +143,40 @@ def test_reset_mask_and_options(files):
         envs.reset(options={"foo": 1})
 
 
+def test_a_dataset_may_be_one_file(files, tmp_path):
+    """The CLI's --dataset takes files; so does make(), a path as a string."""
+    envs = hlogym.make("fusion-v0", dataset=files[0])
+    assert envs.files == [files[0]]
+    _, infos = envs.reset(seed=0)
+    assert envs.benchmark_names[infos["benchmark"][0]] == "softmax_4096x1024_small"
+    with pytest.raises(ValueError, match="split 'train' picks from a directory"):
+        hlogym.make("fusion-v0", dataset=files[0], split="train")
+    with pytest.raises(FileNotFoundError, match="no .hlo files under"):
+        hlogym.make("fusion-v0", dataset=str(tmp_path))
+
+
+def test_reset_seed_must_be_a_non_negative_integer(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
+    for seed in (-1, "x", 1.5):
+        with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+            envs.reset(seed=seed)
+    _, infos = envs.reset(seed=np.int64(3))
+    assert infos["elapsed_step"].tolist() == [0, 0]
+    env = hlogym.HloGymEnv("fusion-v0", dataset=files)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        env.reset(seed=-2)
+
+
+def test_single_env_action_shape_error_names_its_own_shape(files):
+    env = hlogym.HloGymEnv("fusion-v0", dataset=files)
+    env.reset(seed=0)
+    width = env.config.max_alternatives
+    with pytest.raises(ValueError, match=rf"action must have shape \({width},\).*got \(3,\)"):
+        env.step(np.zeros(3, dtype=np.int64))
+    _, _, _, _, info = env.step(np.zeros(width, dtype=np.int64))
+    assert info["elapsed_step"] == 1
+
+
 def test_module_and_state(files):
     envs = hlogym.make("fusion-v0", num_envs=1, seed=0, dataset=files)
     obs, infos = envs.reset(seed=0)
@@ -164,6 +198,15 @@ def test_gymnasium_registration_and_env_checker(files):
     env = hlogym.HloGymEnv("fusion-v0", dataset=files, max_nodes=512, max_edges=1024,
                            max_alternatives=128, invalid_choices="original")
     check_env(env, skip_render_check=True)
+
+
+def test_hloenv_missing_path_is_file_not_found(tmp_path):
+    """A path that is not there is not parsed as HLO text (whose error would
+    speak of a computation named after the path's first word)."""
+    with pytest.raises(FileNotFoundError, match="missing.hlo"):
+        hlogym.HloEnv(str(tmp_path / "missing.hlo"))
+    with pytest.raises(hlogym.HloParseError):
+        hlogym.HloEnv("HloModule m\nENTRY e { ROOT p = f32[] frob() }")
 
 
 def test_hloenv_style_api(softmax_path):
