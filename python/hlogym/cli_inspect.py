@@ -11,6 +11,8 @@ from hlogym.cli_common import CliError, format_table, us
 def load_module(path: str):
     import hlogym
 
+    if Path(path).is_dir():
+        raise CliError(f"{path}: a directory, not an .hlo file")
     if not Path(path).is_file():
         raise CliError(f"file not found: {path}")
     try:
@@ -79,45 +81,51 @@ def cmd_inspect(args) -> int:
     import hlogym
     from hlogym.config import load_config
 
+    if args.show < 0:
+        raise CliError(f"--show must be at least 0, got {args.show}")
     module = load_module(args.file)
-    opcodes = collections.Counter(op for _, op, _, _ in module.instructions())
-    estimate = _run(hlogym.estimate, module, "h100")
-    print(f"module {module.name}: {module.instruction_count} instructions in "
-          f"{module.computation_count} computations; cost model (H100): "
-          f"{estimate['kernels']} kernels, {us(estimate['seconds'])} us")
-    top = ", ".join(f"{op} {n}" for op, n in opcodes.most_common(12))
-    print(f"opcodes: {top}{', ...' if len(opcodes) > 12 else ''}")
-
     try:
         config = load_config(args.env)
     except ValueError as e:
         raise CliError(str(e)) from None
+    # Everything that can fail runs before the first line is printed, so bad
+    # input gives one line on stderr and nothing on stdout.
+    out = []
+    opcodes = collections.Counter(op for _, op, _, _ in module.instructions())
+    estimate = _run(hlogym.estimate, module, "h100")
+    out.append(f"module {module.name}: {module.instruction_count} instructions in "
+               f"{module.computation_count} computations; cost model (H100): "
+               f"{estimate['kernels']} kernels, {us(estimate['seconds'])} us")
+    top = ", ".join(f"{op} {n}" for op, n in opcodes.most_common(12))
+    out.append(f"opcodes: {top}{', ...' if len(opcodes) > 12 else ''}")
+
     working = module.clone()
     for spec in config.pre_passes:
         _run(hlogym.run_pass, working, spec)
     after = _run(hlogym.estimate, working, "h100")
-    print(f"after {args.env}'s pre-passes ({', '.join(config.pre_passes)}): "
-          f"{working.instruction_count} instructions, {after['kernels']} kernels, "
-          f"{us(after['seconds'])} us")
+    out.append(f"after {args.env}'s pre-passes ({', '.join(config.pre_passes)}): "
+               f"{working.instruction_count} instructions, {after['kernels']} kernels, "
+               f"{us(after['seconds'])} us")
     dry = args.dry_pass or (config.dry_passes or config.dry_stages[0])[0]
     count = _run(hlogym.run_dry_pass, working, dry)
     alternatives = hlogym.alternatives(working)
     choices = collections.Counter(k for _, k in alternatives)
-    print(f"dry pass {dry}: {count} alternatives nodes; choices per node: " +
-          (", ".join(f"{k}: {n}" for k, n in sorted(choices.items())) or "none"))
-    if alternatives:
+    out.append(f"dry pass {dry}: {count} alternatives nodes; choices per node: " +
+               (", ".join(f"{k}: {n}" for k, n in sorted(choices.items())) or "none"))
+    if alternatives and args.show:
         instructions = working.instructions()
         rows = []
         for index, k in alternatives[:args.show]:
             name, _, shape, comp = instructions[index]
             rows.append([name, str(k), shape, comp])
-        print(format_table(["alternatives node", "choices", "shape", "computation"], rows))
-        if len(alternatives) > args.show:
-            print(f"... {len(alternatives) - args.show} more (--show N)")
+        out.append(format_table(["alternatives node", "choices", "shape", "computation"], rows))
+    if len(alternatives) > args.show:
+        out.append(f"... {len(alternatives) - args.show} more (--show N)")
     if args.dot:
         nodes = write_dot(working, args.dot)
-        print(f"graph: {args.dot} ({nodes} nodes, alternatives as diamonds, candidates dashed); "
-              f"render with: dot -Tsvg {args.dot} -o graph.svg")
+        out.append(f"graph: {args.dot} ({nodes} nodes, alternatives as diamonds, candidates "
+                   f"dashed); render with: dot -Tsvg {args.dot} -o graph.svg")
+    print("\n".join(out))
     return 0
 
 

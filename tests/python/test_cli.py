@@ -356,6 +356,9 @@ def test_bench_runs_a_built_benchmark():
     (["validate", "missing.hlo"], ["file not found: missing.hlo"]),
     (["rollout", "--episodes", "0"], ["--episodes must be at least 1"]),
     (["frobnicate"], ["invalid choice"]),
+    (["inspect", SOFTMAX, "--show", "-1"], ["--show must be at least 0, got -1"]),
+    (["inspect", "data"], ["data: a directory, not an .hlo file"]),
+    (["validate", "data"], ["data: a directory, not an .hlo file"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, needles):
     assert_one_line_error(run(*args), *needles)
@@ -433,3 +436,11 @@ def test_validate_replays_on_the_env_the_decisions_file_names(tmp_path):
     # An explicit --env still wins.
     result = run("validate", adam, "--decisions", str(out), "--env", "fusion-v0")
     assert_one_line_error(result, "the episode ended after")
+
+
+def test_inspect_checks_its_options_before_printing_anything():
+    """A bad --env or --pass is one line on stderr, not statistics then an error."""
+    for args in (["--env", "nope-v0"], ["--pass", "frob"]):
+        result = run("inspect", SOFTMAX, *args)
+        assert_one_line_error(result, "unknown")
+        assert result.stdout == ""
