@@ -32,12 +32,18 @@ def cmd_bench(args) -> int:
         raise CliError(f"no benchmarks built in {build_dir / 'bench'}; build them with "
                        f"`cmake --build {build_dir}` (or bash scripts/setup.sh)")
     if args.only:
-        wanted = set(args.only.split(","))
-        benches = [b for b in benches if b.name in wanted or b.name.removesuffix("_bench") in wanted
-                   or b.name.removeprefix("hlogym_").removesuffix("_bench") in wanted]
-        if not benches:
-            raise CliError(f"no benchmark named {args.only}; built: "
-                           f"{', '.join(b.name for b in find_benchmarks(build_dir))}")
+        wanted = [w for w in args.only.split(",") if w]
+
+        def names(bench: Path) -> set[str]:
+            return {bench.name, bench.name.removesuffix("_bench"),
+                    bench.name.removeprefix("hlogym_").removesuffix("_bench")}
+
+        # Every name must match: a typo in one of several would otherwise be skipped unseen.
+        unknown = [w for w in wanted if not any(w in names(b) for b in benches)]
+        if unknown or not wanted:
+            raise CliError(f"no benchmark named {', '.join(unknown) or repr(args.only)}; built: "
+                           f"{', '.join(b.name for b in benches)}")
+        benches = [b for b in benches if names(b) & set(wanted)]
     failed = 0
     for bench in benches:
         command = [str(bench), f"--benchmark_min_time={args.min_time}"]

@@ -331,6 +331,15 @@ def test_bench_without_built_benchmarks_says_so(tmp_path):
     assert_one_line_error(result, "no benchmarks built")
 
 
+def test_bench_only_with_an_unknown_name_runs_nothing():
+    """A typo in one of --only's names is an error, not silently skipped."""
+    if not list((ROOT / "build" / "bench").glob("*_bench")):
+        pytest.skip("no benchmarks built")
+    result = run("bench", "--only", "config,nope", "--min-time", "0.01")
+    assert_one_line_error(result, "no benchmark named nope", "hlogym_config_bench")
+    assert result.stdout == ""
+
+
 def test_bench_runs_a_built_benchmark():
     build = ROOT / "build"
     if not list((build / "bench").glob("*_bench")):
