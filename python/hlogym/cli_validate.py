@@ -32,6 +32,13 @@ def _episodes_for(payload: dict, file: str, module_name: str, agent: str | None)
     raise CliError(f"the decisions file has no episodes for {file}")
 
 
+def _is_choice_lists(value) -> bool:
+    # JSON true/false are Python bools, which are ints: not choices.
+    return isinstance(value, list) and all(
+        isinstance(step, list) and
+        all(isinstance(c, int) and not isinstance(c, bool) for c in step) for step in value)
+
+
 def load_decisions(path: str, file: str, module_name: str, agent: str | None):
     """Per-step choice lists, the fingerprint recorded with them and the env
     they were made on (both None for a bare list)."""
@@ -42,13 +49,21 @@ def load_decisions(path: str, file: str, module_name: str, agent: str | None):
     except (OSError, json.JSONDecodeError) as e:
         raise CliError(f"{path}: not a JSON file ({e})") from None
     if isinstance(payload, dict):
-        episodes = [e for e in _episodes_for(payload, file, module_name, agent) if not e["error"]]
-        if not episodes:
-            raise CliError(f"every recorded episode of {file} failed; nothing to replay")
-        best = min(episodes, key=lambda e: e["final_runtime"])
-        return best["choices"], best.get("fingerprint"), payload.get("env")
-    if not isinstance(payload, list) or not all(
-            isinstance(step, list) and all(isinstance(c, int) for c in step) for step in payload):
+        try:
+            episodes = [e for e in _episodes_for(payload, file, module_name, agent)
+                        if not e["error"]]
+            if not episodes:
+                raise CliError(f"every recorded episode of {file} failed; nothing to replay")
+            best = min(episodes, key=lambda e: e["final_runtime"])
+            choices = best["choices"]
+        except (KeyError, TypeError, AttributeError) as e:
+            what = f"no key {e}" if isinstance(e, KeyError) else str(e)
+            raise CliError(f"{path}: not the --out file of rollout/compare ({what})") from None
+        if not _is_choice_lists(choices):
+            raise CliError(f"{path}: not the --out file of rollout/compare (its choices are not "
+                           f"per-step lists of integers)")
+        return choices, best.get("fingerprint"), payload.get("env")
+    if not _is_choice_lists(payload):
         raise CliError(f"{path}: expected a JSON list of per-step choice lists "
                        f"(or the --out file of rollout/compare)")
     return payload, None, None
@@ -61,8 +76,12 @@ def replay(env, decisions: list, mismatch: str = "") -> None:
         if env.info(0)["terminated"] or env.info(0)["truncated"]:
             raise CliError(f"the episode ended after {i} steps but there are {len(decisions)} "
                            f"steps of decisions{mismatch}")
-        if len(step) > width:
-            raise CliError(f"step {i}: {len(step)} choices, more than max_alternatives={width}")
+        offered = int(env.info(0)["num_alternatives"])
+        if len(step) > offered:
+            # The pool ignores slots past the offered alternatives; a file with
+            # more choices than that was made on another module, env or step.
+            raise CliError(f"step {i}: {len(step)} choices but the env offers {offered} "
+                           f"alternatives{mismatch}")
         action = np.zeros((1, width), dtype=np.int64)
         action[0, :len(step)] = step
         try:

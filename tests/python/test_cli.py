@@ -309,6 +309,24 @@ def test_validate_rejects_out_of_range_decisions(tmp_path):
     assert_one_line_error(run("validate", SOFTMAX, "--decisions", str(bad)), "no episodes")
 
 
+@pytest.mark.parametrize("payload,needles", [
+    ([[1] * 9], ["step 0: 9 choices but the env offers 5 alternatives"]),
+    ([[True]], ["expected a JSON list of per-step choice lists"]),
+    ({"modules": 3}, ["not the --out file of rollout/compare"]),
+    ({"agents": [1, 2]}, ["not the --out file of rollout/compare"]),
+    ({"modules": [{"module": "jit__lambda", "episodes": [{"choices": [[1]]}]}]},
+     ["not the --out file of rollout/compare", "error"]),
+    ({"modules": [{"file": SOFTMAX, "episodes": [{"choices": [[1]], "error": None}]}]},
+     ["not the --out file of rollout/compare", "final_runtime"]),
+])
+def test_validate_rejects_decisions_that_do_not_fit(tmp_path, payload, needles):
+    """A decisions file of the wrong form is one line and exit 2, never a
+    traceback, and never a replay that drops choices unseen."""
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(payload))
+    assert_one_line_error(run("validate", SOFTMAX, "--decisions", str(bad)), *needles)
+
+
 def test_inspect_lists_alternatives_and_writes_dot(tmp_path):
     dot = tmp_path / "graph.dot"
     result = run("inspect", SOFTMAX, "--dot", str(dot))
