@@ -77,6 +77,9 @@ def load_config(env_id: str, overrides: dict | None = None) -> EnvConfig:
         path = configs_dir() / f"{env_id}.yaml"
         if not path.exists():
             raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(env_ids())}")
+    elif not path.is_file():
+        # A ValueError as for an unknown id: the CLI reports both as bad input.
+        raise ValueError(f"env config not found: {env_id}; known env ids: {', '.join(env_ids())}")
     values = dict(_hlogym.load_env_config(str(path)))
     for key, value in (overrides or {}).items():
         if key not in _FIELDS or key == "id":

@@ -383,6 +383,8 @@ def test_bench_runs_a_built_benchmark():
     (["validate", "missing.hlo"], ["file not found: missing.hlo"]),
     (["rollout", "--episodes", "0"], ["--episodes must be at least 1"]),
     (["frobnicate"], ["invalid choice"]),
+    (["rollout", "--env", "missing.yaml"], ["env config not found: missing.yaml"]),
+    (["inspect", SOFTMAX, "--env", "missing.yaml"], ["env config not found: missing.yaml"]),
     (["inspect", SOFTMAX, "--show", "-1"], ["--show must be at least 0, got -1"]),
     (["inspect", "data"], ["data: a directory, not an .hlo file"]),
     (["validate", "data"], ["data: a directory, not an .hlo file"]),

@@ -89,6 +89,8 @@ def test_bad_actions_raise_and_change_nothing(files):
 def test_config_and_dataset_errors(tmp_path):
     with pytest.raises(ValueError, match="unknown env id 'nope-v0'"):
         hlogym.make("nope-v0")
+    with pytest.raises(ValueError, match="env config not found: .*missing.yaml"):
+        hlogym.make(str(tmp_path / "missing.yaml"))
     with pytest.raises(ValueError, match="unknown config key 'max_stepz'"):
         hlogym.make("fusion-v0", max_stepz=3)
     with pytest.raises(FileNotFoundError):
