@@ -34,7 +34,9 @@ OpAttrsPtr NewOpAttrs(OpAttrs&& attrs) {
 std::unique_ptr<Instruction> Instruction::Create(
     Opcode opcode, Shape shape, absl::Span<Instruction* const> operands) {
   std::unique_ptr<Instruction> inst(new Instruction(opcode, std::move(shape)));
-  inst->operands_.reserve(operands.size());
+  // Most fit inline: asked first, as reserve() was an out-of-line call for
+  // each of the ~25,000 instructions an env step makes (~1.3% of it).
+  if (operands.size() > inst->operands_.capacity()) inst->operands_.reserve(operands.size());
   for (Instruction* operand : operands) inst->AppendOperand(operand);
   return inst;
 }
