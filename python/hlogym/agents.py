@@ -44,6 +44,9 @@ class Agent:
     (environment i's agent is seeded with seed + i)."""
 
     def __init__(self, spec: str, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
+                not 0 <= seed < 2 ** 64:
+            raise ValueError(f"seed must be a non-negative integer below 2**64, got {seed!r}")
         self._actor = _hlogym.PoolActor(spec, int(seed))
         self.spec = spec
         self.seed = int(seed)

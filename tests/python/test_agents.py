@@ -30,6 +30,15 @@ def test_unknown_agent_is_a_value_error():
         hlogym.make_agent("search(depth=1)")
 
 
+@pytest.mark.parametrize("seed", [-1, "x", 1.5, True])
+def test_a_bad_seed_is_a_value_error(seed):
+    """Not pybind11's 'incompatible constructor arguments' (seeds are uint64)
+    nor int()'s 'invalid literal'."""
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        hlogym.make_agent("random", seed=seed)
+    assert hlogym.make_agent("random", seed=np.int64(3)).seed == 3
+
+
 @pytest.mark.parametrize("spec", ["random", "greedy", "xla", "search(budget=4, beam=2)"])
 def test_act_on_a_vector_env_gives_legal_actions(files, spec):
     envs = hlogym.make("fusion-v0", num_envs=3, dataset=files, max_alternatives=128)
