@@ -61,7 +61,11 @@ class HloEnv:
 
     def apply_alternatives(self, decisions) -> None:
         """Applies [(node index, choice), ...] for every alternatives node, then prunes."""
-        array = np.asarray(decisions, dtype=np.int64)
+        array = np.asarray(decisions)
+        if array.size and not np.issubdtype(array.dtype, np.integer):
+            # A cast would truncate 0.9 to 0 and take a choice nobody made.
+            raise ValueError(f"decisions must be integers, got dtype {array.dtype}")
+        array = array.astype(np.int64)
         if array.size == 0:
             array = array.reshape(0, 2)
         _hlogym.apply_decisions(self._module, array)

@@ -281,7 +281,13 @@ class HloGymEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, env_id: str = "fusion-v0", *, seed: int = 0, dataset: Any = None,
-                 split: str = "all", invalid_choices: str = "raise", **overrides: Any):
+                 split: str = "all", invalid_choices: str = "raise",
+                 render_mode: str | None = None, **overrides: Any):
+        # gymnasium.make passes render_mode on; there is nothing to render.
+        if render_mode is not None:
+            raise ValueError(f"render_mode {render_mode!r} is not supported: hlogym envs do not "
+                             f"render (metadata['render_modes'] is empty)")
+        self.render_mode = None
         if invalid_choices not in ("raise", "original"):
             raise ValueError(f"invalid_choices must be 'raise' or 'original', got {invalid_choices!r}")
         self._invalid_choices = invalid_choices
@@ -294,6 +300,9 @@ class HloGymEnv(gym.Env):
         self.action_space = self._vector.single_action_space
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options:
+            # The pool's only option, reset_mask, means nothing for one env.
+            raise ValueError(f"unknown reset options {sorted(options)}; a single env takes none")
         super().reset(seed=_checked_seed(seed))
         obs, infos = self._vector.reset(seed=seed)
         self._raise_error(infos)

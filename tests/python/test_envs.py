@@ -202,6 +202,33 @@ def test_gymnasium_registration_and_env_checker(files):
     check_env(env, skip_render_check=True)
 
 
+def test_single_env_render_mode_and_options_are_refused_not_ignored(files):
+    """gymnasium.make passes render_mode to the env: hlogym has none to offer,
+    and says so rather than calling it an unknown config key; reset options
+    are refused as the vector env refuses them, not dropped."""
+    with pytest.raises(ValueError, match="render_mode 'rgb_array' is not supported"):
+        gymnasium.make("hlogym/fusion-v0", dataset=files, render_mode="rgb_array")
+    env = gymnasium.make("hlogym/fusion-v0", dataset=files, render_mode=None)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown reset options \\['foo'\\]"):
+        env.reset(options={"foo": 1})
+    env.reset(options={})
+
+
+def test_hloenv_decisions_must_be_integers(softmax_path):
+    env = hlogym.HloEnv(str(softmax_path))
+    pipeline = hlogym.Pipeline("fusion", loop_count=-1)
+    pipeline.add_dry_pass("fusion")
+    assert env.run(pipeline)
+    nodes = [int(n) for n in env.get_hlo_graph()["alt_nodes"] if n >= 0]
+    before = env.get_hlo_module_hash()
+    with pytest.raises(ValueError, match="decisions must be integers"):
+        env.apply_alternatives([[n, 0.9] for n in nodes])
+    assert env.get_hlo_module_hash() == before
+    env.apply_alternatives([[n, 1] for n in nodes])
+    assert env.get_hlo_module_hash() != before
+
+
 def test_hloenv_missing_path_is_file_not_found(tmp_path):
     """A path that is not there is not parsed as HLO text (whose error would
     speak of a computation named after the path's first word)."""
