@@ -1,4 +1,6 @@
 // Python bindings of the IR: hlogym.HloModule, HloParseError, HloVerifyError.
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -6,6 +8,7 @@
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include "core/ir/fingerprint.h"
 #include "core/ir/module.h"
@@ -45,8 +48,19 @@ std::shared_ptr<Module> ParseVerified(const std::string& text, const std::string
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // An ifstream opens a directory and reads nothing, which would parse as an
+  // empty module ("line 1, column 1: expected a computation").
+  std::error_code ignored;
+  const bool directory = std::filesystem::is_directory(path, ignored);
+  errno = 0;
+  std::ifstream in;
+  if (!directory) in.open(path, std::ios::binary);
+  if (!in.is_open()) {
+    if (directory) {
+      errno = EISDIR;
+    } else if (errno == 0) {
+      errno = ENOENT;
+    }
     PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
     throw py::error_already_set();
   }
@@ -74,7 +88,9 @@ JAX or XLA prints. Build one with HloModule.from_text or HloModule.from_file.)do
           "Parses and verifies HLO text. Raises HloParseError or HloVerifyError.")
       .def_static(
           "from_file",
-          [](const std::string& path) { return ParseVerified(ReadFile(path), path); },
+          [](const std::filesystem::path& path) {
+            return ParseVerified(ReadFile(path.string()), path.string());
+          },
           py::arg("path"),
           "Reads, parses and verifies an HLO text file.")
       .def(

@@ -60,3 +60,17 @@ def test_verify_errors_name_the_instruction():
 def test_missing_file_is_an_os_error(tmp_path):
     with pytest.raises(OSError):
         hlogym.HloModule.from_file(str(tmp_path / "nope.hlo"))
+
+
+def test_from_file_takes_a_path_object(softmax_path):
+    """pathlib.Path is what users (and conftest) hold; str-only failed with
+    pybind11's 'incompatible function arguments'."""
+    assert softmax_path.__class__.__name__.endswith("Path")
+    module = hlogym.HloModule.from_file(softmax_path)
+    assert module.fingerprint() == hlogym.HloModule.from_file(str(softmax_path)).fingerprint()
+
+
+def test_from_file_on_a_directory_is_an_os_error(tmp_path):
+    """Not a parse error at 'line 1, column 1' of an empty text."""
+    with pytest.raises(IsADirectoryError, match=str(tmp_path)):
+        hlogym.HloModule.from_file(str(tmp_path))
