@@ -26,6 +26,8 @@ def _pool_of(env: Any) -> "_hlogym.EnvPool":
     """The C++ pool under an HloVectorEnv, HloGymEnv or EnvPool."""
     if isinstance(env, _hlogym.EnvPool):
         return env
+    if getattr(env, "closed", False) or getattr(getattr(env, "_vector", None), "closed", False):
+        raise RuntimeError("this hlogym env is closed; make a new one")
     pool = getattr(env, "_pool", None)  # HloVectorEnv
     if pool is None:
         vector = getattr(env, "_vector", None)  # HloGymEnv

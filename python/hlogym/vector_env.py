@@ -130,12 +130,12 @@ class HloVectorEnv(VectorEnv):
             if not reset_mask.any():
                 raise ValueError("reset_mask must select at least one environment")
             mask = reset_mask.tolist()
-        out = self._pool.reset(_checked_seed(seed), mask)
+        out = self._live_pool().reset(_checked_seed(seed), mask)
         return self._observation(out), self._infos(out)
 
     def step(self, actions):
         actions = self._check_actions(actions, self.num_envs)
-        out = self._pool.step(actions)
+        out = self._live_pool().step(actions)
         return (self._observation(out), out["reward"], out["terminated"], out["truncated"],
                 self._infos(out))
 
@@ -144,52 +144,57 @@ class HloVectorEnv(VectorEnv):
         """Queues steps for `env_ids` (all envs by default); results come from recv()."""
         ids = np.arange(self.num_envs, dtype=np.int32) if env_ids is None else \
             np.asarray(env_ids, dtype=np.int32).reshape(-1)
-        self._pool.send(self._check_actions(actions, len(ids)), ids)
+        self._live_pool().send(self._check_actions(actions, len(ids)), ids)
 
     def async_reset(self):
         """Queues a reset of every environment; results come from recv()."""
-        self._pool.async_reset()
+        self._live_pool().async_reset()
 
     def recv(self):
         """The next batch_size results, as (obs, rewards, terminations, truncations, infos);
         infos["env_id"] says which environment each row belongs to."""
-        out = self._pool.recv()
+        out = self._live_pool().recv()
         return (self._observation(out), out["reward"], out["terminated"], out["truncated"],
                 self._infos(out))
 
     # -- Research helpers -------------------------------------------------------
     def module(self, env_id: int) -> "_hlogym.HloModule":
         """A copy of environment `env_id`'s current module (with its alternatives)."""
-        return self._pool.module(env_id)
+        return self._live_pool().module(env_id)
 
     def state(self, env_id: int) -> dict:
         """Enough to replay the episode: benchmark file, choices per step, rewards."""
-        record = self._pool.record(env_id)
+        record = self._live_pool().record(env_id)
         record["benchmark_file"] = self.files[record["benchmark"]] if record["benchmark"] >= 0 else None
         return record
 
     def info(self, env_id: int) -> dict:
         """Environment `env_id`'s episode facts: runtimes, fingerprint, step, ..."""
-        return self._pool.info(env_id)
+        return self._live_pool().info(env_id)
 
     def fork(self, env_id: int) -> "ForkedEnv":
         """A copy of environment `env_id` as it stands now (mid-episode), stepped on
         its own: the fork and the pool's environment go on independently."""
-        return ForkedEnv(self._pool.fork(env_id), self.config, self.files)
+        return ForkedEnv(self._live_pool().fork(env_id), self.config, self.files)
 
     def prepare(self) -> None:
         """Prepares every benchmark now (pre-passes, original and default runtimes)
         rather than at its first draw, so that later steps take no such pause."""
-        self._pool.prepare()
+        self._live_pool().prepare()
 
     @property
     def benchmark_names(self) -> list[str]:
-        return self._pool.benchmark_names
+        return self._live_pool().benchmark_names
 
     def close_extras(self, **kwargs):
         self._pool = None
 
     # -- internals ----------------------------------------------------------------
+    def _live_pool(self) -> "_hlogym.EnvPool":
+        if self._pool is None:
+            raise RuntimeError("this hlogym env is closed; make a new one")
+        return self._pool
+
     def _check_actions(self, actions, rows: int) -> np.ndarray:
         array = np.asarray(actions)
         width = self.config.max_alternatives

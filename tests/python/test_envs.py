@@ -379,3 +379,15 @@ def test_default_pipeline_fuses_and_keeps_the_values(softmax_path):
     assert "fusion" in entry_opcodes(fused)
     assert len(entry_opcodes(fused)) < len(entry_opcodes(module))
     assert hlogym.equivalent(module, fused)
+
+
+def test_a_closed_env_says_so(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, dataset=files)
+    envs.reset(seed=0)
+    envs.close()
+    for call in (lambda: envs.step(np.zeros(envs.action_space.shape, np.int64)),
+                 lambda: envs.reset(seed=0), lambda: envs.module(0),
+                 lambda: hlogym.make_agent("random").act(envs)):
+        with pytest.raises(RuntimeError, match="this hlogym env is closed"):
+            call()
+    envs.close()  # closing twice is fine, as Gymnasium's envs
