@@ -142,8 +142,14 @@ class HloVectorEnv(VectorEnv):
     # -- EnvPool-style asynchronous API ---------------------------------------
     def send(self, actions, env_ids=None):
         """Queues steps for `env_ids` (all envs by default); results come from recv()."""
-        ids = np.arange(self.num_envs, dtype=np.int32) if env_ids is None else \
-            np.asarray(env_ids, dtype=np.int32).reshape(-1)
+        if env_ids is None:
+            ids = np.arange(self.num_envs, dtype=np.int32)
+        else:
+            ids = np.asarray(env_ids).reshape(-1)
+            # A cast would send env 0.5's step to env 0.
+            if ids.size and not np.issubdtype(ids.dtype, np.integer):
+                raise ValueError(f"env_ids must be integers, got dtype {ids.dtype}")
+            ids = ids.astype(np.int32)
         self._live_pool().send(self._check_actions(actions, len(ids)), ids)
 
     def async_reset(self):

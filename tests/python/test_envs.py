@@ -391,3 +391,14 @@ def test_a_closed_env_says_so(files):
         with pytest.raises(RuntimeError, match="this hlogym env is closed"):
             call()
     envs.close()  # closing twice is fine, as Gymnasium's envs
+
+
+def test_send_takes_integer_env_ids_only(files):
+    envs = hlogym.make("fusion-v0", num_envs=2, dataset=files, batch_size=1)
+    envs.reset(seed=0)
+    row = np.zeros((1, envs.config.max_alternatives), np.int64)
+    with pytest.raises(ValueError, match="env_ids must be integers"):
+        envs.send(row, [0.5])
+    envs.send(row, [1])
+    _, _, _, _, infos = envs.recv()
+    assert infos["env_id"].tolist() == [1] and envs.info(0)["step"] == 0
