@@ -23,6 +23,9 @@ def _episodes_for(payload: dict, file: str, module_name: str, agent: str | None)
                            f"{', '.join(agents)}")
         modules = agents[agent]
     else:
+        recorded = payload.get("agent")
+        if agent is not None and recorded is not None and agent != recorded:
+            raise CliError(f"--agent {agent}: the decisions file holds {recorded}'s episodes")
         modules = payload.get("modules", [])
     target = Path(file).resolve()
     for entry in modules:
@@ -63,6 +66,9 @@ def load_decisions(path: str, file: str, module_name: str, agent: str | None):
             raise CliError(f"{path}: not the --out file of rollout/compare (its choices are not "
                            f"per-step lists of integers)")
         return choices, best.get("fingerprint"), payload.get("env")
+    if agent is not None:
+        raise CliError(f"--agent {agent}: {path} names no agents (it is not the --out file "
+                       f"of compare)")
     if not _is_choice_lists(payload):
         raise CliError(f"{path}: expected a JSON list of per-step choice lists "
                        f"(or the --out file of rollout/compare)")

@@ -473,3 +473,22 @@ def test_inspect_checks_its_options_before_printing_anything():
         result = run("inspect", SOFTMAX, *args)
         assert_one_line_error(result, "unknown")
         assert result.stdout == ""
+
+
+def test_validate_agent_needs_a_file_that_names_agents(tmp_path):
+    """--agent picks among a compare file's agents; a bare list of choices has
+    none, and ignoring the option would check decisions the user did not ask for."""
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps([[0]]))
+    assert_one_line_error(run("validate", SOFTMAX, "--decisions", str(plain), "--agent", "xla"),
+                          "--agent", "names no agents")
+    result = run("validate", SOFTMAX, "--decisions", str(plain))
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "rollout.json"
+    result = run("rollout", "--agent", "xla", "--backend", "cost", "--dataset", SOFTMAX,
+                 "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert_one_line_error(run("validate", SOFTMAX, "--decisions", str(out), "--agent", "greedy"),
+                          "--agent greedy: the decisions file holds xla's episodes")
+    result = run("validate", SOFTMAX, "--decisions", str(out), "--agent", "xla")
+    assert result.returncode == 0, result.stderr
