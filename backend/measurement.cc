@@ -116,17 +116,26 @@ absl::StatusOr<std::vector<Measurement>> MeasureInterleavedTimed(
     }
   }
   std::vector<std::vector<double>> times(count);
+  // Each run has its own budget and leaves the rounds once its timed runs
+  // took it. One shared budget let a slow module end every round after one
+  // or two, so the fast modules timed beside it got as few runs.
+  std::vector<double> spent(count, 0.0);
+  std::vector<bool> left(count, false);
+  size_t timing = count;
   const int max_runs = std::max(options.max_runs, 1);
-  const double budget = options.max_seconds * static_cast<double>(count);
-  double total = 0;
   bool converged = false;
-  for (int round = 0; count > 0 && round < max_runs; ++round) {
+  for (int round = 0; timing > 0 && round < max_runs; ++round) {
     for (size_t k = 0; k < count; ++k) {
       const size_t i = (k + static_cast<size_t>(round)) % count;
+      if (left[i]) continue;
       absl::StatusOr<double> seconds = timed_runs[i]();
       if (!seconds.ok()) return seconds.status();
       times[i].push_back(*seconds);
-      total += *seconds;
+      spent[i] += *seconds;
+      if (spent[i] >= options.max_seconds) {
+        left[i] = true;
+        --timing;
+      }
     }
     if (round + 1 >= options.min_runs &&
         std::all_of(times.begin(), times.end(), [&](const std::vector<double>& t) {
@@ -135,7 +144,6 @@ absl::StatusOr<std::vector<Measurement>> MeasureInterleavedTimed(
       converged = true;
       break;
     }
-    if (total >= budget) break;
   }
   std::vector<Measurement> results;
   results.reserve(count);

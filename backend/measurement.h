@@ -53,9 +53,11 @@ absl::StatusOr<Measurement> MeasureTimedRuns(const std::function<absl::StatusOr<
 // of each, then rounds that time each once, the first of each round rotating,
 // so that a change of load during the measurement (another process, a
 // frequency step) shifts all of them alike instead of whichever ran then.
-// Options apply per run: each gets at least min_runs timed runs and at most
-// max_runs; the rounds stop once every spread is within target_spread or
-// they took max_seconds per run in all. One result per run, in order; an
+// Options apply per run: each gets at most max_runs timed runs and leaves
+// the rounds once its own timed runs took max_seconds (after one at least),
+// so a slow module beside fast ones takes a run or two while they go on;
+// the rounds stop once every run has left, or once every spread is within
+// target_spread after min_runs rounds. One result per run, in order; an
 // error from any run ends the measurement with that error.
 absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
     const std::vector<std::function<absl::Status()>>& runs, const MeasurementOptions& options,

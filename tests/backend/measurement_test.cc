@@ -140,7 +140,7 @@ TEST(MeasurementTest, InterleavedRoundsStopAtTheirTimeBudgetOrAnError) {
   options.min_runs = 1;
   options.max_runs = 1000;
   options.target_spread = -1;  // never small enough
-  options.max_seconds = 0.01;  // per run: 20 ms for the two
+  options.max_seconds = 0.01;  // per run
   std::mutex device;
   auto sleep5 = [] {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -148,7 +148,7 @@ TEST(MeasurementTest, InterleavedRoundsStopAtTheirTimeBudgetOrAnError) {
   };
   absl::StatusOr<std::vector<Measurement>> m = MeasureInterleaved({sleep5, sleep5}, options, device);
   ASSERT_TRUE(m.ok()) << m.status();
-  // Each round takes 10 ms at least, so the second reaches the budget.
+  // Each run takes 5 ms at least, so the second spends each one's budget.
   EXPECT_GE((*m)[0].runs, 1);
   EXPECT_LE((*m)[0].runs, 2);
   EXPECT_EQ((*m)[0].runs, (*m)[1].runs);
@@ -163,6 +163,32 @@ TEST(MeasurementTest, InterleavedRoundsStopAtTheirTimeBudgetOrAnError) {
                          options, device);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(), "third run failed");
+}
+
+TEST(MeasurementTest, ASlowRunLeavesTheRoundsAndTheFastOnesGoOn) {
+  MeasurementOptions options;
+  options.warmup_runs = 0;
+  options.min_runs = 5;
+  options.max_runs = 5;
+  options.target_spread = 1e9;  // any spread is small enough
+  options.max_seconds = 0.05;   // per run
+  std::mutex device;
+  auto sleeper = [](int ms) {
+    return [ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return absl::OkStatus();
+    };
+  };
+  absl::StatusOr<std::vector<Measurement>> m =
+      MeasureInterleaved({sleeper(60), sleeper(1), sleeper(1)}, options, device);
+  ASSERT_TRUE(m.ok()) << m.status();
+  // The slow run's first run spends its budget; the fast ones (about 5 ms
+  // of their 50 ms in five runs) get all their rounds. One budget for all
+  // three (150 ms) ended the rounds after the third.
+  EXPECT_EQ((*m)[0].runs, 1);
+  EXPECT_EQ((*m)[1].runs, 5);
+  EXPECT_EQ((*m)[2].runs, 5);
+  EXPECT_TRUE((*m)[1].converged);
 }
 
 TEST(MeasurementTest, TimedSectionsOnOneDeviceNeverOverlap) {
