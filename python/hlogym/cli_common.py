@@ -82,9 +82,13 @@ def split_agents(text: str) -> list[str]:
         depth -= ch == ")"
         current += ch
     specs.append(current.strip())
-    specs = [s for s in specs if s]
-    if not specs:
+    if not any(specs):
         raise CliError("no agent given")
+    if not all(specs):
+        raise CliError(f"an empty agent name in '{text}'")
+    repeated = sorted({s for s in specs if specs.count(s) > 1})
+    if repeated:
+        raise CliError(f"agent given twice: {', '.join(repeated)} (one column per agent)")
     return specs
 
 
@@ -124,7 +128,7 @@ def make_env(env_id: str, files: list[str], backend: str, max_steps: int | None)
     import hlogym
 
     overrides = {"reward": backend}
-    if max_steps:
+    if max_steps is not None:
         overrides["max_steps"] = int(max_steps)
     try:
         return hlogym.make(env_id, num_envs=1, dataset=files, **overrides)

@@ -77,11 +77,24 @@ class _Progress:
             self.bar.close()
 
 
+def _check_numbers(args) -> None:
+    """Numbers outside their range are bad input, not a quiet default."""
+    at_least_one = {"--episodes": args.episodes, "--limit": args.limit,
+                    "--max-steps": args.max_steps, "--max-instructions": args.max_instructions}
+    for flag, value in at_least_one.items():
+        if value is not None and value < 1:
+            raise CliError(f"{flag} must be at least 1, got {value}")
+    not_negative = {"--num-envs": args.num_envs, "--seed": args.seed,
+                    "--episode-timeout": args.episode_timeout, "--max-growth": args.max_growth}
+    for flag, value in not_negative.items():
+        if value < 0:
+            raise CliError(f"{flag} must not be negative, got {value:g}")
+    if args.time_budget is not None and not args.time_budget >= 0:
+        raise CliError(f"--time-budget must not be negative, got {args.time_budget:g}")
+
+
 def _setup(args, agents: list[str]):
-    if args.episodes < 1:
-        raise CliError(f"--episodes must be at least 1, got {args.episodes}")
-    if args.num_envs < 0:
-        raise CliError(f"--num-envs must be positive, got {args.num_envs}")
+    _check_numbers(args)
     for spec in agents:
         check_agent(spec)
     backend = resolve_backend(args.backend)
