@@ -76,15 +76,21 @@ std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
 
 std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
     Shape shape, absl::Span<Instruction* const> operands, std::string name) const {
-  auto clone = Create(opcode_, std::move(shape), operands);
-  clone->name_ = std::move(name);
-  clone->index_ = index_;
-  clone->called_computations_ = called_computations_;
-  clone->dimensions_ = dimensions_;
-  if (attrs_) clone->attrs_ = NewOpAttrs(*attrs_);
-  clone->raw_attrs_ = raw_attrs_;
+  std::unique_ptr<Instruction> clone(new Instruction(*this, std::move(shape), std::move(name)));
+  if (operands.size() > clone->operands_.capacity()) clone->operands_.reserve(operands.size());
+  for (Instruction* operand : operands) clone->AppendOperand(operand);
   return clone;
 }
+
+Instruction::Instruction(const Instruction& source, Shape shape, std::string name)
+    : opcode_(source.opcode_),
+      shape_(std::move(shape)),
+      name_(std::move(name)),
+      index_(source.index_),
+      called_computations_(source.called_computations_),
+      dimensions_(source.dimensions_),
+      attrs_(source.attrs_ ? NewOpAttrs(*source.attrs_) : nullptr),
+      raw_attrs_(source.raw_attrs_) {}
 
 const OpAttrs& Instruction::op_attrs() const {
   static const OpAttrs* const kNone = new OpAttrs();
