@@ -211,8 +211,11 @@ std::string NameRegistry::NextFreeIn(Stem& stem, std::string_view stem_name) {
     if (stem.used.size() <= word) stem.used.resize(word + 1, 0);
     stem.used[word] |= uint64_t{1} << (n % 64);
   } else if (!whole_.insert(name).second) {
-    return NextFree(stem_name);  // past the bit set: probe whole names
+    name = NextFree(stem_name);  // past the bit set: probe whole names
   }
+  // The one return: a second one (of NextFree's result) kept the compiler
+  // from building `name` in the caller's slot, and the copy out was a
+  // memcpy per name (~0.5% of an env step).
   return name;
 }
 
