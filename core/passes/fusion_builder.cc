@@ -566,13 +566,14 @@ Instruction* AddGetTupleElement(Rewriter& rewriter, Instruction* tuple_valued, i
 }
 
 absl::Status ReplaceOriginal(Rewriter& rewriter, const FusionAnalysis& analysis,
-                             Instruction* original, Instruction* replacement) {
+                             Instruction* original, Instruction* replacement,
+                             CandidateReads reads) {
   if (!rewriter.dry() || original->IsRoot()) return rewriter.Replace(original, replacement);
   // A dry ReplaceUse records the use and changes no user list, so the list is
   // walked in place (analysis.Users copied it, a malloc per candidate).
   for (Instruction* user : original->users()) {
     if (!analysis.IsOriginal(*user)) continue;
-    RETURN_IF_ERROR(rewriter.ReplaceUse(original, user, replacement));
+    RETURN_IF_ERROR(rewriter.ReplaceUse(original, user, replacement, reads));
   }
   return absl::OkStatus();
 }

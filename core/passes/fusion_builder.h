@@ -65,9 +65,11 @@ struct OutputReplacement {
 
 // States that `replacement` takes over `original`'s uses: Replace in apply
 // mode; in dry mode only the uses by instructions that existed when the pass
-// started (candidates already added that read `original` keep reading it).
+// started (candidates already added that read `original` keep reading it),
+// each offered with `reads` (Rewriter::ReplaceUse's).
 absl::Status ReplaceOriginal(Rewriter& rewriter, const FusionAnalysis& analysis,
-                             Instruction* original, Instruction* replacement);
+                             Instruction* original, Instruction* replacement,
+                             CandidateReads reads = CandidateReads::kAnything);
 
 // States that `fusion`, built with `outputs`, takes over `member`'s users:
 // `member` is replaced by gte(fusion, i) where outputs[i] is {member, -1}

@@ -74,7 +74,11 @@ absl::StatusOr<bool> ProducerConsumerFusionPass::Run(Module& module, Rewriter& r
           if (!CanFuseProducerConsumer(*producer, *consumer, options_, analysis)) continue;
           ASSIGN_OR_RETURN(Instruction * fused, Fuse(rewriter, producer, consumer));
           if (fused == nullptr) continue;
-          RETURN_IF_ERROR(ReplaceOriginal(rewriter, analysis, consumer, fused));
+          // The fusion reads the producer's and the consumer's operands,
+          // all of which the consumer depends on: no choice of it can close
+          // a cycle.
+          RETURN_IF_ERROR(ReplaceOriginal(rewriter, analysis, consumer, fused,
+                                          CandidateReads::kOriginalsDependencies));
           changed = true;
         }
       }

@@ -48,14 +48,18 @@ absl::Status Rewriter::Replace(Instruction* original, Instruction* replacement) 
     return absl::OkStatus();
   }
   for (Instruction* user : original->users()) {
-    if (user != replacement) RecordCandidate({original, user}, replacement);
+    if (user != replacement) {
+      RecordCandidate({original, user}, replacement, CandidateReads::kAnything);
+    }
   }
-  if (original->IsRoot()) RecordCandidate({original, nullptr}, replacement);
+  if (original->IsRoot()) {
+    RecordCandidate({original, nullptr}, replacement, CandidateReads::kAnything);
+  }
   return absl::OkStatus();
 }
 
 absl::Status Rewriter::ReplaceUse(Instruction* original, Instruction* user,
-                                  Instruction* replacement) {
+                                  Instruction* replacement, CandidateReads reads) {
   if (original == replacement) return absl::OkStatus();
   if (absl::Status s = CheckReplacement(original, replacement); !s.ok()) return s;
   if (std::find(user->operands().begin(), user->operands().end(), original) ==
@@ -69,16 +73,24 @@ absl::Status Rewriter::ReplaceUse(Instruction* original, Instruction* user,
     RemoveIfDead(original);
     return absl::OkStatus();
   }
-  RecordCandidate({original, user}, replacement);
+  RecordCandidate({original, user}, replacement, reads);
   return absl::OkStatus();
 }
 
-void Rewriter::RecordCandidate(Use use, Instruction* replacement) {
+void Rewriter::RecordCandidate(Use use, Instruction* replacement, CandidateReads reads) {
   auto [it, inserted] = candidates_.try_emplace(use);
   if (inserted) use_order_.push_back(use);
-  std::vector<Instruction*>& list = it->second;
-  if (std::find(list.begin(), list.end(), replacement) == list.end()) {
-    list.push_back(replacement);
+  std::vector<Candidate>& list = it->second;
+  // The root position has no user to depend on.
+  const bool check = use.user != nullptr && reads == CandidateReads::kAnything;
+  auto found = std::find_if(list.begin(), list.end(),
+                            [&](const Candidate& c) { return c.replacement == replacement; });
+  if (found == list.end()) {
+    list.push_back({replacement, check});
+    cycle_checks_ += check;
+  } else if (check && !found->check_cycle) {
+    found->check_cycle = true;  // offered again without the promise
+    ++cycle_checks_;
   }
 }
 
@@ -129,16 +141,18 @@ absl::StatusOr<int64_t> Rewriter::Finish() {
 absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
   int64_t created = 0;
   // Levels bound each cycle check's walk; a full walk per candidate made
-  // this quadratic in the computation's size.
+  // this quadratic in the computation's size. They follow the edges added
+  // here only while some candidate is to be checked.
+  const bool checks = cycle_checks_ > 0;
   DependencyLevels levels;
   for (const Use& use : use_order_) {
     Instruction* original = use.original;
     // The original, then the candidates kept (inline: one list per use).
     absl::InlinedVector<Instruction*, 8> operands = {original};
-    for (Instruction* candidate : candidates_.at(use)) {
+    for (const Candidate& candidate : candidates_.at(use)) {
       // Choosing this candidate would make the user depend on itself.
-      if (use.user != nullptr && levels.DependsOn(candidate, use.user)) continue;
-      operands.push_back(candidate);
+      if (candidate.check_cycle && levels.DependsOn(candidate.replacement, use.user)) continue;
+      operands.push_back(candidate.replacement);
     }
     if (operands.size() == 1) continue;
     // Left unnamed: AddInstruction names it after its opcode ("alternatives",
@@ -146,17 +160,18 @@ absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
     // AddInstruction note the name again (~0.3% of an env step).
     auto alt = Instruction::Create(Opcode::kAlternatives, original->shape(), operands);
     Instruction* node = original->parent()->AddInstruction(std::move(alt));
-    levels.Added(node);
+    if (checks) levels.Added(node);
     if (use.user == nullptr) {
       original->parent()->set_root(node);
     } else {
       use.user->ReplaceOperandWith(original, node);
-      levels.AddedEdge(node, use.user);
+      if (checks) levels.AddedEdge(node, use.user);
     }
     ++created;
   }
   use_order_.clear();
   candidates_.clear();
+  cycle_checks_ = 0;
   return created;
 }
 

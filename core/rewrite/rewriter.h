@@ -18,6 +18,14 @@ namespace hlogym {
 
 enum class RewriteMode { kApply, kDry };
 
+// What a dry pass's candidate reads, as the pass that offers it knows. Finish
+// drops a candidate whose choice would make its user depend on itself. A
+// candidate computed only from values its original already depends on cannot
+// do that: a path from the user to one of its inputs would lead on to the
+// original, which the user reads (a cycle in the module). Such candidates
+// skip the check, which was most of the cost of finishing a dry fusion pass.
+enum class CandidateReads { kAnything, kOriginalsDependencies };
+
 class Rewriter {
  public:
   Rewriter(Module* module, RewriteMode mode) : module_(module), mode_(mode) {}
@@ -41,9 +49,11 @@ class Rewriter {
   // Every use of `original`, and the root position if it is a root, should
   // use `replacement` (same computation, compatible shape).
   absl::Status Replace(Instruction* original, Instruction* replacement);
-  // Only `user`'s uses of `original` should use `replacement`.
+  // Only `user`'s uses of `original` should use `replacement`. `reads`:
+  // see CandidateReads (dry mode; a promise the caller must keep).
   absl::Status ReplaceUse(Instruction* original, Instruction* user,
-                          Instruction* replacement);
+                          Instruction* replacement,
+                          CandidateReads reads = CandidateReads::kAnything);
 
   // Apply mode: instructions left without users by a rewrite are unlinked at
   // once (so user counts stay true for the rest of the pass) and freed by
@@ -79,7 +89,12 @@ class Rewriter {
 
   absl::Status CheckReplacement(const Instruction* original,
                                 const Instruction* replacement) const;
-  void RecordCandidate(Use use, Instruction* replacement);
+  // A candidate and whether Finish checks it for cycles.
+  struct Candidate {
+    Instruction* replacement;
+    bool check_cycle;
+  };
+  void RecordCandidate(Use use, Instruction* replacement, CandidateReads reads);
   // Unlinks `instruction` and any operands that it leaves unused.
   void RemoveIfDead(Instruction* instruction);
   absl::StatusOr<int64_t> MaterializeAlternatives();
@@ -90,7 +105,10 @@ class Rewriter {
   absl::flat_hash_set<const Instruction*> removed_;
   // Dry mode: candidates per use, in the order they were recorded.
   std::vector<Use> use_order_;
-  absl::flat_hash_map<Use, std::vector<Instruction*>> candidates_;
+  absl::flat_hash_map<Use, std::vector<Candidate>> candidates_;
+  // Candidates recorded with a cycle check; without any, Finish keeps no
+  // dependency levels at all.
+  int64_t cycle_checks_ = 0;
 };
 
 }  // namespace hlogym

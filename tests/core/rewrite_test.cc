@@ -157,6 +157,52 @@ TEST(RewriterTest, BadDecisionsAreRejectedAndChangeNothing) {
   EXPECT_EQ(FindAlternatives(*module).size(), 2u);
 }
 
+// Offers, for n2's use of n1 in MakeModule's graph, exp(n2): choosing it
+// would make n2 read itself. `reads` is what the pass claims it reads.
+class CyclicCandidatePass : public Pass {
+ public:
+  explicit CyclicCandidatePass(CandidateReads reads) : reads_(reads) {}
+  std::string_view name() const override { return "cyclic"; }
+  absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override {
+    Computation* comp = module.entry();
+    Instruction* n2 = comp->root()->operand(0);
+    Instruction* n1 = n2->operand(0);
+    Instruction* cyclic =
+        rewriter.Add(comp, Instruction::Create(Opcode::kExp, n1->shape(), {n2}));
+    if (absl::Status s = rewriter.ReplaceUse(n1, n2, cyclic, reads_); !s.ok()) return s;
+    // A candidate that is always fine (it reads the original), so the use
+    // keeps an alternatives node either way.
+    Instruction* fine = rewriter.Add(comp, Instruction::Create(Opcode::kAbs, n1->shape(), {n1}));
+    if (absl::Status s = rewriter.ReplaceUse(n1, n2, fine, CandidateReads::kOriginalsDependencies);
+        !s.ok()) {
+      return s;
+    }
+    return true;
+  }
+
+ private:
+  CandidateReads reads_;
+};
+
+// Finish drops a candidate that would close a cycle, unless the pass said
+// it reads only what the original depends on: that check is skipped (here
+// the claim is false, which is how the skip shows).
+TEST(RewriterTest, OnlyCandidatesThatMayReadAnythingAreCheckedForCycles) {
+  for (CandidateReads reads : {CandidateReads::kAnything, CandidateReads::kOriginalsDependencies}) {
+    auto module = MakeModule();
+    const Instruction* n2 = module->entry()->root()->operand(0);
+    CyclicCandidatePass pass(reads);
+    ASSERT_EQ(RunDryPass(pass, *module).value(), 1);
+    // Read off n2 directly: with the cycle kept, walks of the graph (as
+    // FindAlternatives makes) would not end.
+    const Instruction* alt = n2->operand(0);
+    ASSERT_EQ(alt->opcode(), Opcode::kAlternatives);
+    const bool checked = reads == CandidateReads::kAnything;
+    EXPECT_EQ(alt->operand_count(), checked ? 2 : 3);  // the original, then candidates
+    EXPECT_EQ(alt->operand(1)->opcode(), checked ? Opcode::kAbs : Opcode::kExp);
+  }
+}
+
 // A dry pass that offers one alternative per call until `budget` runs out.
 class CountingDryPass : public Pass {
  public:
