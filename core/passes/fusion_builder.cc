@@ -122,8 +122,10 @@ class SmallInstructionMap {
 
 class FusedComputationBuilder {
  public:
-  FusedComputationBuilder(Module* module, absl::Span<Instruction* const> members)
+  FusedComputationBuilder(Module* module, absl::Span<Instruction* const> members,
+                          FusedBodyOrders* orders)
       : module_(module),
+        orders_(orders),
         computation_(std::make_unique<Computation>(
             module->UniqueComputationName("fused_computation"))) {
     // Sized once: growing storage entry by entry was several mallocs per
@@ -211,9 +213,14 @@ class FusedComputationBuilder {
     BodyMap local(*body);
     // Reused per thread (members are inlined one at a time): a fresh vector
     // per member was a malloc and a free for each of a dry pass's candidates.
-    thread_local std::vector<Instruction*> order;
-    body->MakePostOrder(order);
-    for (Instruction* inst : order) {
+    thread_local std::vector<Instruction*> scratch;
+    const std::vector<Instruction*>* order = &scratch;
+    if (orders_ != nullptr) {
+      order = &orders_->Of(*body);
+    } else {
+      body->MakePostOrder(scratch);
+    }
+    for (Instruction* inst : *order) {
       if (!is_live(inst)) continue;
       if (inst->opcode() == Opcode::kParameter) {
         const int64_t i = inst->parameter_number();
@@ -413,6 +420,7 @@ class FusedComputationBuilder {
   }
 
   Module* module_;
+  FusedBodyOrders* orders_;  // may be null
   std::unique_ptr<Computation> computation_;
   SmallInstructionMap<Inlined> inlined_;
   SmallInstructionMap<Instruction*> params_;
@@ -420,6 +428,12 @@ class FusedComputationBuilder {
 };
 
 }  // namespace
+
+const std::vector<Instruction*>& FusedBodyOrders::Of(const Computation& body) {
+  auto [it, inserted] = orders_.try_emplace(&body);
+  if (inserted) body.MakePostOrder(it->second);
+  return it->second;
+}
 
 std::vector<FusedValue> MemberOutputs(Instruction* member, const FusionAnalysis& analysis) {
   if (!member->shape().IsTuple()) return {{member, -1}};
@@ -438,7 +452,8 @@ std::vector<FusedValue> MemberOutputs(Instruction* member, const FusionAnalysis&
 }
 
 absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec,
-                                         std::vector<FusedValue>* output_order) {
+                                         std::vector<FusedValue>* output_order,
+                                         FusedBodyOrders* orders) {
   if (spec.members.empty() || spec.outputs.empty()) {
     return absl::InvalidArgumentError("a fusion needs members and outputs");
   }
@@ -451,7 +466,7 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
     }
   }
   Module* module = rewriter.module();
-  FusedComputationBuilder builder(module, spec.members);
+  FusedComputationBuilder builder(module, spec.members, orders);
   // The elements wanted of each tuple-shaped member: listed as outputs, or
   // read by another member through get-tuple-element.
   absl::flat_hash_map<const Instruction*, std::vector<bool>> needed;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "core/passes/fusion_legality.h"
 #include "core/rewrite/rewriter.h"
@@ -31,6 +32,21 @@ struct FusionSpec {
   std::vector<FusedValue> outputs;
 };
 
+// Member fusions' body post-orders, kept for one dry pass: a dry pass adds
+// candidates but changes no original, and each body is inlined into every
+// candidate its fusion is a member of (a consumer's once per producer
+// offered to it, a producer's once per consumer). Not for apply mode, where
+// bodies change under the pass. One per pass run: not shared by threads.
+class FusedBodyOrders {
+ public:
+  // `body`'s MakePostOrder(), made on first use; valid while this lives.
+  const std::vector<Instruction*>& Of(const Computation& body);
+
+ private:
+  // Node-based: a reference handed out stays valid as entries are added.
+  absl::node_hash_map<const Computation*, std::vector<Instruction*>> orders_;
+};
+
 // Builds the fusion for `spec` and adds it (and its fused computation, just
 // before the caller's computation) through the rewriter; it replaces
 // nothing: the caller states the rewrites. When the result would not be
@@ -44,9 +60,10 @@ struct FusionSpec {
 // its members were merged in. With `output_order`, several outputs are put
 // in a canonical order too (by ValueFingerprints; ties keep spec's order)
 // and `*output_order` receives them in the fusion's order; without it they
-// keep spec's order.
+// keep spec's order. With `orders`, member bodies' post-orders come from it.
 absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec,
-                                         std::vector<FusedValue>* output_order = nullptr);
+                                         std::vector<FusedValue>* output_order = nullptr,
+                                         FusedBodyOrders* orders = nullptr);
 
 // The array values a member's users read: the member itself, or the
 // elements of a tuple-shaped member that some get-tuple-element (existing

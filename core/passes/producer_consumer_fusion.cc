@@ -22,15 +22,15 @@ absl::InlinedVector<Instruction*, 8> DistinctOperands(const Instruction& consume
 }
 
 // The fusion computing `consumer` with `producer` inside, or null when the
-// merged computation would not be emittable.
+// merged computation would not be emittable. `orders`: BuildFusion's.
 absl::StatusOr<Instruction*> Fuse(Rewriter& rewriter, Instruction* producer,
-                                  Instruction* consumer) {
+                                  Instruction* consumer, FusedBodyOrders* orders = nullptr) {
   // One spec per thread, refilled: two fresh vectors per candidate of a dry
   // pass were two mallocs each.
   thread_local FusionSpec spec;
   spec.members.assign({producer, consumer});
   spec.outputs.assign({FusedValue{consumer, -1}});
-  absl::StatusOr<Instruction*> fused = BuildFusion(rewriter, spec);
+  absl::StatusOr<Instruction*> fused = BuildFusion(rewriter, spec, nullptr, orders);
   if (!fused.ok() && absl::IsFailedPrecondition(fused.status())) return nullptr;
   return fused;
 }
@@ -65,6 +65,8 @@ absl::StatusOr<bool> ProducerConsumerFusionPass::FuseStepByStep(
 absl::StatusOr<bool> ProducerConsumerFusionPass::Run(Module& module, Rewriter& rewriter) {
   bool changed = false;
   FusionAnalysis analysis(module, rewriter.dry());
+  // Dry mode only: the originals stay as they are while the pass runs.
+  FusedBodyOrders body_orders;
   for (Computation* computation : FusibleComputations(module)) {
     const std::vector<Instruction*> order = computation->MakePostOrder();
     if (rewriter.dry()) {
@@ -72,7 +74,7 @@ absl::StatusOr<bool> ProducerConsumerFusionPass::Run(Module& module, Rewriter& r
         if (analysis.UserCount(*consumer) == 0 && !consumer->IsRoot()) continue;
         for (Instruction* producer : DistinctOperands(*consumer)) {
           if (!CanFuseProducerConsumer(*producer, *consumer, options_, analysis)) continue;
-          ASSIGN_OR_RETURN(Instruction * fused, Fuse(rewriter, producer, consumer));
+          ASSIGN_OR_RETURN(Instruction * fused, Fuse(rewriter, producer, consumer, &body_orders));
           if (fused == nullptr) continue;
           // The fusion reads the producer's and the consumer's operands,
           // all of which the consumer depends on: no choice of it can close

@@ -4,6 +4,7 @@
 #include "core/passes/fusion_builder.h"
 #include "core/passes/fusion_outputs.h"
 #include "core/rewrite/prune.h"
+#include "core/text/printer.h"
 #include "tests/core/fusion_test_util.h"
 
 namespace hlogym {
@@ -79,6 +80,33 @@ TEST(FusionBuilderTest, CarriesOnlyTheOutputsItIsAskedFor) {
 // Two siblings of x and y merged as (a, b) or as (b, a): the same fused
 // computation (parameters numbered from the root, outputs ordered by what
 // they compute) and the same operands, whichever order the members came in.
+// FusedBodyOrders hands out each body's MakePostOrder(), made once, and a
+// fusion built with it is the one built without it.
+TEST(FusionBuilderTest, BodyOrdersAreThePostOrdersAndBuildTheSameFusion) {
+  std::string printed[2];
+  for (int with_orders = 0; with_orders < 2; ++with_orders) {
+    auto module = ParseWithReducers(kThreeOutputs);
+    ASSERT_NE(module, nullptr);
+    Instruction* m = Find(*module, "m");
+    Instruction* c = Find(*module, "c");
+    FusedBodyOrders orders;
+    if (with_orders == 1) {
+      const std::vector<Instruction*>& order = orders.Of(*m->fused_computation());
+      EXPECT_EQ(order, m->fused_computation()->MakePostOrder());
+      EXPECT_EQ(&orders.Of(*m->fused_computation()), &order);  // made once
+    }
+    Rewriter rewriter(module.get(), RewriteMode::kDry);
+    FusionAnalysis analysis(*module, /*dry=*/true);
+    std::vector<FusedValue> outputs = MemberOutputs(m, analysis);
+    outputs.insert(outputs.begin(), FusedValue{c, -1});
+    absl::StatusOr<Instruction*> fused =
+        BuildFusion(rewriter, {{m, c}, outputs}, nullptr, with_orders == 1 ? &orders : nullptr);
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    printed[with_orders] = PrintModule(*module);
+  }
+  EXPECT_EQ(printed[0], printed[1]);
+}
+
 TEST(FusionBuilderTest, MergeOrderDoesNotChangeTheFusion) {
   constexpr std::string_view kSiblings = R"(
 ENTRY main {
