@@ -120,6 +120,16 @@ class SmallInstructionMap {
   absl::flat_hash_map<const Instruction*, size_t> index_;
 };
 
+// NumberParametersFromRoot's working storage.
+struct NumberingScratch {
+  std::vector<int64_t> order;  // old parameter numbers, in the new order
+  std::vector<int64_t> rank;   // old number -> new
+  std::vector<char> reached;   // by old number
+  std::vector<char> visited;   // by storage position
+  std::vector<Instruction*> stack;
+  std::vector<Instruction*> operands;
+};
+
 class FusedComputationBuilder {
  public:
   FusedComputationBuilder(Module* module, absl::Span<Instruction* const> members,
@@ -301,33 +311,36 @@ class FusedComputationBuilder {
   void NumberParametersFromRoot(Instruction* root) {
     const int64_t n = static_cast<int64_t>(operands_.size());
     if (n < 2) return;
-    // Inline and reused storage: this runs once per dry-pass candidate, and
-    // its heap containers were a third of a dry pass's mallocs.
-    absl::InlinedVector<int64_t, 16> order;  // old numbers, in the new order
-    absl::InlinedVector<bool, 16> reached(n, false);
+    // Reused per thread (candidates are built one at a time): this runs
+    // once per dry-pass candidate, where heap containers were a third of a
+    // dry pass's mallocs and inline ones cost more in bookkeeping than the
+    // walk itself.
+    thread_local NumberingScratch scratch;
+    std::vector<int64_t>& order = scratch.order;  // old numbers, in the new order
+    order.clear();
+    std::vector<char>& reached = scratch.reached;
+    reached.assign(n, 0);
     // Visited marks by storage position, the position kept in the unique id
     // for the walk: the computation is not in a module yet, so no id is
     // handed out (all are -1) and each goes back to -1 after. A hash set
     // here was most of this function's cost: clearing one past 127 slots
     // frees its storage, so every large fusion regrew it.
     const auto& stored = computation_->instructions();
-    absl::InlinedVector<bool, 64> visited(stored.size(), false);
+    std::vector<char>& visited = scratch.visited;
+    visited.assign(stored.size(), 0);
     for (size_t k = 0; k < stored.size(); ++k) stored[k]->set_unique_id(static_cast<int64_t>(k));
-    auto mark = [&](const Instruction* inst) {
-      bool& seen = visited[static_cast<size_t>(inst->unique_id())];
-      const bool first = !seen;
-      seen = true;
-      return first;
-    };
-    absl::InlinedVector<Instruction*, 32> stack = {root};
+    std::vector<Instruction*>& stack = scratch.stack;
+    stack.assign(1, root);
     while (!stack.empty() && static_cast<int64_t>(order.size()) < n) {
       Instruction* inst = stack.back();
       stack.pop_back();
-      if (!mark(inst)) continue;
+      char& seen = visited[static_cast<size_t>(inst->unique_id())];
+      if (seen) continue;
+      seen = 1;
       if (inst->opcode() == Opcode::kParameter) {
         const int64_t i = inst->parameter_number();
         if (!reached[i]) {
-          reached[i] = true;
+          reached[i] = 1;
           order.push_back(i);
         }
         continue;
@@ -343,28 +356,29 @@ class FusedComputationBuilder {
     bool identity = true;
     for (int64_t k = 0; k < n; ++k) identity &= order[k] == k;
     if (identity) return;
-    absl::InlinedVector<int64_t, 16> rank(n);
+    std::vector<int64_t>& rank = scratch.rank;
+    rank.resize(n);
     for (int64_t k = 0; k < n; ++k) rank[order[k]] = k;
-    absl::InlinedVector<Instruction*, 16> params(computation_->parameters().begin(),
-                                                 computation_->parameters().end());
     for (const auto& inst : computation_->instructions()) {
       if (inst->opcode() == Opcode::kParameter) continue;
       for (int64_t j = 0; j < inst->operand_count(); ++j) {
         Instruction* operand = inst->operand(j);
         if (operand->opcode() != Opcode::kParameter) continue;
-        Instruction* target = params[rank[operand->parameter_number()]];
+        Instruction* target = computation_->parameter(rank[operand->parameter_number()]);
         if (target != operand) inst->ReplaceOperandWith(j, target);
       }
     }
-    const absl::InlinedVector<Instruction*, 16> operands(operands_.begin(), operands_.end());
+    std::vector<Instruction*>& operands = scratch.operands;
+    operands.assign(operands_.begin(), operands_.end());
     for (int64_t k = 0; k < n; ++k) {
       operands_[k] = operands[order[k]];
       // Resolve made each parameter with its operand's shape, so parameter
       // k takes operand k's. Copied only where the operand changed: moving
       // every shape out and back was a third of this function's cost.
-      if (order[k] != k) params[k]->mutable_shape() = operands_[k]->shape();
+      if (order[k] != k) computation_->parameter(k)->mutable_shape() = operands_[k]->shape();
     }
   }
+
 
   // Ends the computation with `root`; returns it with the fusion's operands.
   std::unique_ptr<Computation> Finish(Instruction* root) {
