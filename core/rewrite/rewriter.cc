@@ -78,9 +78,9 @@ absl::Status Rewriter::ReplaceUse(Instruction* original, Instruction* user,
 }
 
 void Rewriter::RecordCandidate(Use use, Instruction* replacement, CandidateReads reads) {
-  auto [it, inserted] = candidates_.try_emplace(use);
-  if (inserted) use_order_.push_back(use);
-  std::vector<Candidate>& list = it->second;
+  auto [it, inserted] = use_index_.try_emplace(use, uses_.size());
+  if (inserted) uses_.push_back({use, {}});
+  absl::InlinedVector<Candidate, 2>& list = uses_[it->second].candidates;
   // The root position has no user to depend on.
   const bool check = use.user != nullptr && reads == CandidateReads::kAnything;
   auto found = std::find_if(list.begin(), list.end(),
@@ -145,11 +145,11 @@ absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
   // here only while some candidate is to be checked.
   const bool checks = cycle_checks_ > 0;
   DependencyLevels levels;
-  for (const Use& use : use_order_) {
+  for (const auto& [use, candidates] : uses_) {
     Instruction* original = use.original;
     // The original, then the candidates kept (inline: one list per use).
     absl::InlinedVector<Instruction*, 8> operands = {original};
-    for (const Candidate& candidate : candidates_.at(use)) {
+    for (const Candidate& candidate : candidates) {
       // Choosing this candidate would make the user depend on itself.
       if (candidate.check_cycle && levels.DependsOn(candidate.replacement, use.user)) continue;
       operands.push_back(candidate.replacement);
@@ -169,8 +169,8 @@ absl::StatusOr<int64_t> Rewriter::MaterializeAlternatives() {
     }
     ++created;
   }
-  use_order_.clear();
-  candidates_.clear();
+  uses_.clear();
+  use_index_.clear();
   cycle_checks_ = 0;
   return created;
 }

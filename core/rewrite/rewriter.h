@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/ir/module.h"
@@ -103,9 +104,15 @@ class Rewriter {
   RewriteMode mode_;
   int64_t rewrite_count_ = 0;
   absl::flat_hash_set<const Instruction*> removed_;
-  // Dry mode: candidates per use, in the order they were recorded.
-  std::vector<Use> use_order_;
-  absl::flat_hash_map<Use, std::vector<Candidate>> candidates_;
+  // Dry mode: each use rewritten, in the order first recorded, with its
+  // candidates in the order they were recorded. Inline: most uses get one
+  // or two, and a vector per use was a malloc and a free each.
+  struct UseCandidates {
+    Use use;
+    absl::InlinedVector<Candidate, 2> candidates;
+  };
+  std::vector<UseCandidates> uses_;
+  absl::flat_hash_map<Use, size_t> use_index_;  // position in uses_
   // Candidates recorded with a cycle check; without any, Finish keeps no
   // dependency levels at all.
   int64_t cycle_checks_ = 0;
