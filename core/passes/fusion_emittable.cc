@@ -1,6 +1,7 @@
 #include "core/passes/fusion_emittable.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -42,8 +43,30 @@ bool IsEmittableElementType(PrimitiveType type) {
 }
 
 bool IsEmittableArray(const Shape& shape) {
-  return shape.IsArray() && shape.is_static() && IsEmittableElementType(shape.element_type());
+  // Every emittable element type is an array's: the type, tested first (the
+  // cheapest, asked of every shape of every dry-pass candidate), implies
+  // IsArray().
+  return IsEmittableElementType(shape.element_type()) && shape.is_static();
 }
+
+namespace {
+
+// Whether an op of opcode `op` is elemental, for the opcodes where that does
+// not depend on the instruction (all but bitcast-convert and reduce-window).
+bool IsElementalOpcode(Opcode op) {
+  if (IsElementwise(op)) return true;
+  switch (op) {
+    case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kBitcast:
+    case Opcode::kTranspose: case Opcode::kSlice: case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice: case Opcode::kConcatenate: case Opcode::kPad:
+    case Opcode::kReverse: case Opcode::kIota: case Opcode::kGather:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 bool IsElementalOp(const Instruction& inst) {
   const Opcode op = inst.opcode();
@@ -52,18 +75,18 @@ bool IsElementalOp(const Instruction& inst) {
            BitWidth(inst.operand(0)->shape().element_type()) ==
                BitWidth(inst.shape().element_type());
   }
-  if (IsElementwise(op)) return true;
-  switch (op) {
-    case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kBitcast:
-    case Opcode::kTranspose: case Opcode::kSlice: case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice: case Opcode::kConcatenate: case Opcode::kPad:
-    case Opcode::kReverse: case Opcode::kIota: case Opcode::kGather:
-      return true;
-    case Opcode::kReduceWindow:
-      return inst.shape().IsArray();  // variadic reduce-windows are not emitted
-    default:
-      return false;
+  if (op == Opcode::kReduceWindow) {
+    return inst.shape().IsArray();  // variadic reduce-windows are not emitted
   }
+  // IsElementalOpcode as a table, made once (read-only after): the
+  // emittability check asks about each op of every dry-pass candidate, and
+  // the switches behind IsElementwise were half of this function's cost.
+  static const std::array<bool, kNumOpcodes> kElemental = [] {
+    std::array<bool, kNumOpcodes> table{};
+    for (int i = 0; i < kNumOpcodes; ++i) table[i] = IsElementalOpcode(static_cast<Opcode>(i));
+    return table;
+  }();
+  return kElemental[static_cast<size_t>(op)];
 }
 
 bool IsEpilogueOp(const Instruction& inst) {

@@ -188,6 +188,44 @@ TEST(FusionEmittableTest, RejectsWhatTheEmitterCannotDo) {
 
 // ---- IsExpensive ------------------------------------------------------------
 
+// IsElementalOp reads a table made from the opcode list for every opcode
+// but bitcast-convert and reduce-window; it must answer as the list does.
+TEST(FusionEmittableTest, ElementalOpsAreTheDocumentedOnes) {
+  const Shape f32 = Shape::Array(PrimitiveType::kF32, {4});
+  int64_t elemental = 0;
+  for (int i = 0; i < kNumOpcodes; ++i) {
+    const Opcode op = static_cast<Opcode>(i);
+    if (op == Opcode::kBitcastConvert || op == Opcode::kReduceWindow) continue;
+    bool expected = IsElementwise(op);
+    for (Opcode listed : {Opcode::kBroadcast, Opcode::kReshape, Opcode::kBitcast,
+                          Opcode::kTranspose, Opcode::kSlice, Opcode::kDynamicSlice,
+                          Opcode::kDynamicUpdateSlice, Opcode::kConcatenate, Opcode::kPad,
+                          Opcode::kReverse, Opcode::kIota, Opcode::kGather}) {
+      expected |= op == listed;
+    }
+    EXPECT_EQ(IsElementalOp(*Instruction::Create(op, f32, {})), expected) << OpcodeName(op);
+    elemental += expected;
+  }
+  EXPECT_GT(elemental, 50);
+  // The two whose answer depends on the instruction.
+  auto p32 = Instruction::CreateParameter(0, f32, "p");
+  auto p64 = Instruction::CreateParameter(1, Shape::Array(PrimitiveType::kF64, {4}), "q");
+  EXPECT_TRUE(IsElementalOp(*Instruction::Create(
+      Opcode::kBitcastConvert, Shape::Array(PrimitiveType::kS32, {4}), {p32.get()})));
+  EXPECT_FALSE(IsElementalOp(*Instruction::Create(Opcode::kBitcastConvert, f32, {p64.get()})));
+  EXPECT_TRUE(IsElementalOp(*Instruction::Create(Opcode::kReduceWindow, f32, {})));
+  EXPECT_FALSE(IsElementalOp(
+      *Instruction::Create(Opcode::kReduceWindow, Shape::Tuple({f32, f32}), {})));
+  // Emittable arrays: static, of an emittable element type.
+  EXPECT_TRUE(IsEmittableArray(f32));
+  EXPECT_FALSE(IsEmittableArray(Shape::Tuple({f32})));
+  EXPECT_FALSE(IsEmittableArray(Shape::Token()));
+  EXPECT_FALSE(IsEmittableArray(Shape::Array(PrimitiveType::kC64, {4})));
+  Shape dynamic = f32;
+  dynamic.set_dynamic_dim(0, true);
+  EXPECT_FALSE(IsEmittableArray(dynamic));
+}
+
 TEST(FusionLegalityTest, IsExpensiveFollowsXlaGpu) {
   auto module = ParseWithReducers(R"(
 ENTRY main {
