@@ -8,6 +8,25 @@
 #include "core/rewrite/prune.h"
 
 namespace hlogym {
+namespace {
+
+// Frees the instructions in `removed` (unlinked, each still in its
+// computation) and clears it. Only computations holding one are swept:
+// sweeping every computation of the module, each instruction through a
+// std::function and a hash lookup, was most of finishing an apply pass.
+void FreeRemoved(Module& module, absl::flat_hash_set<const Instruction*>& removed) {
+  if (removed.empty()) return;
+  absl::flat_hash_set<const Computation*> holding;
+  for (const Instruction* inst : removed) holding.insert(inst->parent());
+  for (const auto& computation : module.computations()) {
+    if (!holding.contains(computation.get())) continue;
+    computation->RemoveInstructionsIf(
+        [&](const Instruction* inst) { return removed.contains(inst); });
+  }
+  removed.clear();
+}
+
+}  // namespace
 
 Instruction* Rewriter::Add(Computation* computation,
                            std::unique_ptr<Instruction> instruction) {
@@ -115,11 +134,7 @@ void Rewriter::RemoveIfDead(Instruction* instruction) {
 int64_t Rewriter::PruneDeadCode() {
   if (dry()) return 0;
   // Free what this pass already unlinked before the module-wide sweep.
-  for (const auto& computation : module_->computations()) {
-    computation->RemoveInstructionsIf(
-        [&](const Instruction* inst) { return removed_.contains(inst); });
-  }
-  removed_.clear();
+  FreeRemoved(*module_, removed_);
   const int64_t removed = Prune(*module_);
   rewrite_count_ += removed;
   return removed;
@@ -127,13 +142,7 @@ int64_t Rewriter::PruneDeadCode() {
 
 absl::StatusOr<int64_t> Rewriter::Finish() {
   if (dry()) return MaterializeAlternatives();
-  if (!removed_.empty()) {
-    for (const auto& computation : module_->computations()) {
-      computation->RemoveInstructionsIf(
-          [&](const Instruction* inst) { return removed_.contains(inst); });
-    }
-    removed_.clear();
-  }
+  FreeRemoved(*module_, removed_);
   if (rewrite_count_ > 0) module_->RemoveUnreachableComputations();
   return rewrite_count_;
 }

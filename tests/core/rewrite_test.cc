@@ -80,6 +80,30 @@ TEST(RewriterTest, ApplyModeRewritesAndRemovesDeadCode) {
   EXPECT_FALSE(RunPass(pass, *module).value());  // fixed point
 }
 
+// Apply mode frees what a rewrite unlinked in whichever computation holds
+// it (Finish sweeps only those computations).
+TEST(RewriterTest, ApplyModeFreesDeadCodeInEveryComputation) {
+  auto module = std::make_unique<Module>("m");
+  const Shape s = Shape::Array(PrimitiveType::kF32, {4});
+  auto callee = std::make_unique<Computation>("f");
+  Instruction* p = callee->AddInstruction(Instruction::CreateParameter(0, s, "p"));
+  Instruction* n1 = callee->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
+  Instruction* n2 = callee->AddInstruction(Instruction::Create(Opcode::kNegate, s, {n1}));
+  callee->set_root(callee->AddInstruction(Instruction::Create(Opcode::kExp, s, {n2})));
+  Computation* f = module->AddComputation(std::move(callee));
+  auto main = std::make_unique<Computation>("main");
+  Instruction* q = main->AddInstruction(Instruction::CreateParameter(0, s, "q"));
+  auto call = Instruction::Create(Opcode::kCall, s, {q});
+  call->set_called_computations({f});
+  main->set_root(main->AddInstruction(std::move(call)));
+  module->set_entry(module->AddComputation(std::move(main)));
+  TestPass pass;
+  ASSERT_TRUE(RunPass(pass, *module).value());
+  EXPECT_EQ(f->instruction_count(), 2);  // p, exp: both negates freed
+  EXPECT_EQ(f->root()->operand(0), f->parameter(0));
+  EXPECT_EQ(module->entry()->instruction_count(), 2);
+}
+
 TEST(RewriterTest, DryModeBuildsOneAlternativesNodePerUse) {
   auto module = MakeModule();
   TestPass pass;
