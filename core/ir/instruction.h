@@ -188,8 +188,12 @@ class Instruction {
   // assigning the lists to an empty instruction took InlinedVector's general
   // Assign (out of line, even for the usual empty list) and the shape was
   // moved twice more through Create (~1.5% of an env step, which copies
-  // ~15,000 instructions).
-  Instruction(const Instruction& source, Shape shape, std::string name);
+  // ~15,000 instructions). By reference, so that each is moved once (a
+  // short name's move is a memcpy).
+  Instruction(const Instruction& source, Shape&& shape, std::string&& name);
+  // Gives a new instruction (no operands yet) `operands`, as AppendOperand
+  // of each in turn does.
+  void InitOperands(absl::Span<Instruction* const> operands);
   void AddUser(Instruction* user);
   void RemoveUser(Instruction* user);
 
