@@ -218,6 +218,34 @@ TEST(GraphTest, NamedCloneIsTheCloneUnderAnotherName) {
   EXPECT_EQ(p->user_count(), 3);
 }
 
+TEST(GraphTest, RepeatedOperandsMakeOneUseEach) {
+  const Shape f32 = Shape::Array(PrimitiveType::kF32, {2});
+  auto x = Instruction::CreateParameter(0, f32, "x");
+  auto y = Instruction::CreateParameter(1, f32, "y");
+  auto square = Instruction::Create(Opcode::kMultiply, f32, {x.get(), x.get()});
+  auto tuple = Instruction::Create(Opcode::kTuple, Shape::Tuple({f32, f32, f32, f32, f32}),
+                                   {x.get(), y.get(), x.get(), y.get(), x.get()});
+  auto copy = tuple->CloneWithNewOperands(Shape::Tuple({f32, f32, f32}),
+                                          {y.get(), y.get(), x.get()}, "tuple.2");
+  using Users = std::vector<const Instruction*>;
+  auto users = [](const Instruction& inst) {
+    return Users(inst.users().begin(), inst.users().end());
+  };
+  // Every operand kept, in order; each user listed once, in the order it
+  // started using the operand.
+  EXPECT_EQ(square->operand_count(), 2);
+  EXPECT_EQ(square->operand(1), x.get());
+  ASSERT_EQ(tuple->operand_count(), 5);
+  EXPECT_EQ(tuple->operand(3), y.get());
+  ASSERT_EQ(copy->operand_count(), 3);
+  EXPECT_EQ(copy->operand(2), x.get());
+  EXPECT_EQ(users(*x), (Users{square.get(), tuple.get(), copy.get()}));
+  EXPECT_EQ(users(*y), (Users{tuple.get(), copy.get()}));
+  // Dropping the repeats drops the one use.
+  copy->DetachOperands();
+  EXPECT_EQ(users(*y), (Users{tuple.get()}));
+}
+
 // The naming rule NameRegistry must keep, stated the plain way: a set of
 // whole names, and per stem a counter probing stem.1, stem.2, ... in turn.
 class ReferenceNames {
