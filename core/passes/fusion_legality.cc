@@ -124,7 +124,6 @@ bool IterationCompatible(const FusibleInfo& a, const FusibleInfo& b) {
 // env step, most of it building and freeing one-member groups.
 struct GroupRef {
   const Instruction* consumer;
-  absl::Span<Instruction* const> members;
   absl::Span<Instruction* const> operands;
   const FusibleInfo& info;
   const FusionGroup* group;  // null for a lone consumer
@@ -135,25 +134,12 @@ struct GroupRef {
   int64_t outputs() const { return OutputCount(*consumer); }
 };
 
-// A lone consumer and its distinct operands, in operand order.
-struct LoneConsumer {
-  LoneConsumer(Instruction* consumer, FusionAnalysis& analysis)
-      : self(consumer), info(analysis.Info(consumer)) {
-    for (Instruction* operand : consumer->operands()) {
-      if (std::find(operands.begin(), operands.end(), operand) == operands.end()) {
-        operands.push_back(operand);
-      }
-    }
-  }
-  GroupRef ref() const { return {self, absl::MakeConstSpan(&self, 1), operands, info, nullptr}; }
-
-  Instruction* self;
-  const FusibleInfo& info;
-  absl::InlinedVector<Instruction*, 8> operands;
-};
-
 GroupRef RefOf(const FusionGroup& group) {
-  return {group.consumer(), group.members(), group.operands(), group.info(), &group};
+  return {group.consumer(), group.operands(), group.info(), &group};
+}
+
+GroupRef RefOf(const LoneConsumer& consumer) {
+  return {consumer.consumer(), consumer.operands(), consumer.info(), nullptr};
 }
 
 // Whether some element of `producer` is read twice inside the group: along
@@ -223,7 +209,7 @@ FusionDecision BasicIntoGroup(const Instruction& producer, const GroupRef& group
 
 FusionDecision BasicProducerConsumer(const Instruction& producer, Instruction& consumer,
                                      const FusionOptions& options, FusionAnalysis& analysis) {
-  return BasicIntoGroup(producer, LoneConsumer(&consumer, analysis).ref(), options, analysis);
+  return BasicIntoGroup(producer, RefOf(LoneConsumer(&consumer, analysis)), options, analysis);
 }
 
 // Whether `producer` could be fused into every one of its users.
@@ -377,9 +363,23 @@ FusionDecision CanFuseIntoGroup(const Instruction& producer, const FusionGroup& 
   return CanFuseInto(producer, RefOf(group), options, analysis);
 }
 
+LoneConsumer::LoneConsumer(Instruction* consumer, FusionAnalysis& analysis)
+    : consumer_(consumer), info_(analysis.Info(consumer)) {
+  for (Instruction* operand : consumer->operands()) {
+    if (std::find(operands_.begin(), operands_.end(), operand) == operands_.end()) {
+      operands_.push_back(operand);
+    }
+  }
+}
+
 FusionDecision CanFuseProducerConsumer(const Instruction& producer, Instruction& consumer,
                                        const FusionOptions& options, FusionAnalysis& analysis) {
-  return CanFuseInto(producer, LoneConsumer(&consumer, analysis).ref(), options, analysis);
+  return CanFuseInto(producer, RefOf(LoneConsumer(&consumer, analysis)), options, analysis);
+}
+
+FusionDecision CanFuseProducerConsumer(const Instruction& producer, const LoneConsumer& consumer,
+                                       const FusionOptions& options, FusionAnalysis& analysis) {
+  return CanFuseInto(producer, RefOf(consumer), options, analysis);
 }
 
 FusionDecision CanFuseSiblings(const Instruction& a, const Instruction& b,

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "core/ir/module.h"
 #include "core/passes/fusion_analysis.h"
 
@@ -82,6 +84,29 @@ FusionDecision CanFuseIntoGroup(const Instruction& producer, const FusionGroup& 
 
 // CanFuseIntoGroup for a lone consumer.
 FusionDecision CanFuseProducerConsumer(const Instruction& producer, Instruction& consumer,
+                                       const FusionOptions& options, FusionAnalysis& analysis);
+
+// A lone consumer as the checks see it: its analysis and distinct operands.
+// Made once and asked about each operand in turn, where a dry pass offers
+// every operand of a consumer (making it per pair was most of the checks'
+// own cost). Valid while the analysis lives and the consumer's operands
+// stay as they are.
+class LoneConsumer {
+ public:
+  LoneConsumer(Instruction* consumer, FusionAnalysis& analysis);
+  Instruction* consumer() const { return consumer_; }
+  const FusibleInfo& info() const { return info_; }
+  // The distinct operands, in operand order.
+  absl::Span<Instruction* const> operands() const { return operands_; }
+
+ private:
+  Instruction* consumer_;
+  const FusibleInfo& info_;
+  absl::InlinedVector<Instruction*, 8> operands_;
+};
+
+// CanFuseProducerConsumer with the consumer's view made beforehand.
+FusionDecision CanFuseProducerConsumer(const Instruction& producer, const LoneConsumer& consumer,
                                        const FusionOptions& options, FusionAnalysis& analysis);
 
 // Sibling multi-output fusion of `a` and `b` (which share an operand) into

@@ -72,8 +72,9 @@ absl::StatusOr<bool> ProducerConsumerFusionPass::Run(Module& module, Rewriter& r
     if (rewriter.dry()) {
       for (Instruction* consumer : order) {
         if (analysis.UserCount(*consumer) == 0 && !consumer->IsRoot()) continue;
-        for (Instruction* producer : DistinctOperands(*consumer)) {
-          if (!CanFuseProducerConsumer(*producer, *consumer, options_, analysis)) continue;
+        const LoneConsumer checked(consumer, analysis);
+        for (Instruction* producer : checked.operands()) {
+          if (!CanFuseProducerConsumer(*producer, checked, options_, analysis)) continue;
           ASSIGN_OR_RETURN(Instruction * fused, Fuse(rewriter, producer, consumer, &body_orders));
           if (fused == nullptr) continue;
           // The fusion reads the producer's and the consumer's operands,

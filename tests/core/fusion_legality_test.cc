@@ -2,6 +2,7 @@
 // (CheckEmittableFusion), XLA's and general legality for producer-consumer,
 // sibling and producer-consumer multi-output fusion (each rule accepted and
 // rejected), XLA's IsExpensive, and the reachability map.
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,14 @@
 
 namespace hlogym {
 namespace {
+
+size_t UniqueOperandCount(const Instruction& inst) {
+  std::vector<const Instruction*> seen;
+  for (const Instruction* operand : inst.operands()) {
+    if (std::find(seen.begin(), seen.end(), operand) == seen.end()) seen.push_back(operand);
+  }
+  return seen.size();
+}
 
 using fusion_test::ParseWithReducers;
 
@@ -224,6 +233,40 @@ TEST(FusionEmittableTest, ElementalOpsAreTheDocumentedOnes) {
   Shape dynamic = f32;
   dynamic.set_dynamic_dim(0, true);
   EXPECT_FALSE(IsEmittableArray(dynamic));
+}
+
+// A LoneConsumer made once answers for each of its operands as the
+// per-pair CanFuseProducerConsumer does, on every pair of the small twins.
+TEST(FusionLegalityTest, LoneConsumerMadeOnceAnswersAsPerPair) {
+  int64_t pairs = 0, allowed = 0;
+  for (const auto& path : fusion_test::CorpusFiles("small/hlo")) {
+    std::unique_ptr<Module> module = fusion_test::LoadFile(path);
+    if (module == nullptr) continue;
+    for (FusionMode mode : {FusionMode::kXla, FusionMode::kGeneral}) {
+      FusionOptions options;
+      options.mode = mode;
+      FusionAnalysis per_pair(*module, /*dry=*/true);
+      FusionAnalysis made_once(*module, /*dry=*/true);
+      for (Computation* computation : FusibleComputations(*module)) {
+        for (Instruction* consumer : computation->MakePostOrder()) {
+          const LoneConsumer lone(consumer, made_once);
+          EXPECT_EQ(lone.operands().size(), UniqueOperandCount(*consumer));
+          for (Instruction* producer : lone.operands()) {
+            const FusionDecision expected =
+                CanFuseProducerConsumer(*producer, *consumer, options, per_pair);
+            const FusionDecision got = CanFuseProducerConsumer(*producer, lone, options, made_once);
+            EXPECT_EQ(got.ok, expected.ok) << path << ": " << producer->name() << " into "
+                                           << consumer->name();
+            EXPECT_EQ(got.reason, expected.reason) << path;
+            ++pairs;
+            allowed += got.ok;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(pairs, 1000);
+  EXPECT_GT(allowed, 100);
 }
 
 TEST(FusionLegalityTest, IsExpensiveFollowsXlaGpu) {
