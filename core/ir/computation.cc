@@ -89,6 +89,11 @@ absl::Status Computation::RemoveInstruction(Instruction* instruction) {
 
 void Computation::RemoveInstructionsIf(
     const std::function<bool(const Instruction*)>& dead) {
+  // The doomed in storage order, so that one sweep below compacts the
+  // storage by comparing pointers with the next doomed one, not by asking a
+  // hash set of them once per instruction (pruning an env step's copy
+  // removes hundreds of alternatives nodes from a thousand-instruction
+  // entry).
   std::vector<Instruction*> doomed;
   for (auto& inst : instructions_) {
     if (inst.get() != root_ && dead(inst.get())) doomed.push_back(inst.get());
@@ -97,16 +102,24 @@ void Computation::RemoveInstructionsIf(
   for (Instruction* inst : doomed) {
     inst->DetachOperands();
     inst->DropAllControlDependencies();
+    // Only a parameter instruction is registered as a parameter.
+    if (inst->opcode() == Opcode::kParameter) {
+      for (Instruction*& param : parameters_) {
+        if (param == inst) param = nullptr;
+      }
+    }
   }
-  absl::flat_hash_map<const Instruction*, bool> is_doomed;
-  for (Instruction* inst : doomed) is_doomed[inst] = true;
-  for (Instruction*& param : parameters_) {
-    if (param != nullptr && is_doomed.contains(param)) param = nullptr;
+  size_t kept = 0;
+  size_t next = 0;  // the next doomed one to meet
+  for (size_t i = 0; i < instructions_.size(); ++i) {
+    if (next < doomed.size() && instructions_[i].get() == doomed[next]) {
+      ++next;
+      continue;
+    }
+    if (kept != i) instructions_[kept] = std::move(instructions_[i]);
+    ++kept;
   }
-  instructions_.erase(
-      std::remove_if(instructions_.begin(), instructions_.end(),
-                     [&](const auto& p) { return is_doomed.contains(p.get()); }),
-      instructions_.end());
+  instructions_.resize(kept);
 }
 
 absl::Status Computation::RemoveParameter(int64_t i) {

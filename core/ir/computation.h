@@ -87,6 +87,9 @@ class Computation {
   Instruction* root_ = nullptr;
   Instruction* fusion_instruction_ = nullptr;
   std::string execution_thread_;
+  // Module::RemoveUnreachableComputations' mark, false between its calls.
+  friend class Module;
+  bool reached_ = false;
 };
 
 }  // namespace hlogym

@@ -44,26 +44,27 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
 
 void Module::RemoveUnreachableComputations() {
   if (entry_ == nullptr) return;
-  // Sized once for every computation: grown from empty it rehashed its way
-  // up to the hundreds of fused computations an env step's module has, at
-  // each of the several calls a step makes.
-  absl::flat_hash_set<const Computation*> reachable;
-  reachable.reserve(computations_.size());
-  std::vector<const Computation*> stack = {entry_};
-  reachable.insert(entry_);
-  while (!stack.empty()) {
-    const Computation* comp = stack.back();
-    stack.pop_back();
-    for (const auto& inst : comp->instructions()) {
+  // What the entry reaches is flagged on the computations themselves, not
+  // kept in a hash set: hashing each of the hundreds of fused computations an
+  // env step's module has, once to insert and once to ask, was ~100,000
+  // instructions a call, at several calls a step. The flags are cleared
+  // before returning.
+  std::vector<Computation*> reached = {entry_};
+  entry_->reached_ = true;
+  for (size_t i = 0; i < reached.size(); ++i) {
+    for (const auto& inst : reached[i]->instructions()) {
       for (Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && reachable.insert(callee).second) stack.push_back(callee);
+        if (callee != nullptr && !callee->reached_) {
+          callee->reached_ = true;
+          reached.push_back(callee);
+        }
       }
     }
   }
-  computations_.erase(
-      std::remove_if(computations_.begin(), computations_.end(),
-                     [&](const auto& p) { return !reachable.contains(p.get()); }),
-      computations_.end());
+  computations_.erase(std::remove_if(computations_.begin(), computations_.end(),
+                                     [](const auto& p) { return !p->reached_; }),
+                      computations_.end());
+  for (Computation* computation : reached) computation->reached_ = false;
 }
 
 Computation* Module::FindComputation(std::string_view name) const {

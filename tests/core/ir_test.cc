@@ -10,6 +10,7 @@
 #include "core/ir/float_formats.h"
 #include "core/ir/module.h"
 #include "core/ir/name_registry.h"
+#include "core/text/parser.h"
 #include "gtest/gtest.h"
 
 namespace hlogym {
@@ -190,6 +191,76 @@ TEST(GraphTest, CloneIsDeepAndKeepsNamesAndIds) {
   EXPECT_EQ(clone->entry()->root()->unique_id(), module->entry()->root()->unique_id());
   EXPECT_EQ(clone->entry()->root()->operand(1), clone->entry()->parameter(0));
   EXPECT_EQ(module->UniqueInstructionName("sum"), "sum.1");
+}
+
+TEST(GraphTest, RemoveInstructionsIfKeepsTheRestInStorageOrder) {
+  auto module = MakeSmallModule();
+  Computation* main = module->entry();
+  Instruction* p0 = main->parameter(0);
+  Instruction* n0 = main->AddInstruction(Instruction::Create(Opcode::kNegate, p0->shape(), {p0}));
+  Instruction* n1 = main->AddInstruction(Instruction::Create(Opcode::kNegate, p0->shape(), {n0}));
+  Instruction* p2 = main->AddInstruction(Instruction::CreateParameter(2, p0->shape(), "p2"));
+  Instruction* n2 = main->AddInstruction(Instruction::Create(Opcode::kExp, p0->shape(), {p2}));
+  Instruction* kept =
+      main->AddInstruction(Instruction::Create(Opcode::kExp, p0->shape(), {main->parameter(1)}));
+  kept->set_name("kept");
+  // n1 goes with its operand n0, and the parameter p2 with its user n2.
+  main->RemoveInstructionsIf([&](const Instruction* inst) {
+    return inst == n0 || inst == n1 || inst == p2 || inst == n2;
+  });
+  std::vector<std::string> names;
+  for (const auto& inst : main->instructions()) names.push_back(inst->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"p0", "p1", "sum", "product", "kept"}));
+  EXPECT_EQ(main->parameter(2), nullptr);
+  EXPECT_EQ(p0->user_count(), 2);  // sum and product, not n0
+}
+
+// entry calls a; b (unreachable) calls c; a second round must see the marks
+// of the first cleared.
+TEST(GraphTest, RemoveUnreachableComputationsKeepsWhatTheEntryReaches) {
+  absl::StatusOr<std::unique_ptr<Module>> parsed = ParseModule(R"(
+HloModule m
+
+c {
+  x = f32[] parameter(0)
+  ROOT n = f32[] negate(x)
+}
+
+b {
+  y = f32[] parameter(0)
+  ROOT r = f32[] call(y), to_apply=c
+}
+
+a {
+  z = f32[] parameter(0)
+  ROOT e = f32[] exponential(z)
+}
+
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT q = f32[] call(p), to_apply=a
+}
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  Module& module = **parsed;
+  auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& comp : module.computations()) out.push_back(comp->name());
+    return out;
+  };
+  module.RemoveUnreachableComputations();
+  EXPECT_EQ(names(), (std::vector<std::string>{"a", "main"}));
+  module.RemoveUnreachableComputations();
+  EXPECT_EQ(names(), (std::vector<std::string>{"a", "main"}));
+  // The call goes: `a` is unreachable now.
+  Computation* main = module.entry();
+  Instruction* p = main->parameter(0);
+  Instruction* neg = main->AddInstruction(Instruction::Create(Opcode::kNegate, p->shape(), {p}));
+  Instruction* call = main->root();
+  main->set_root(neg);
+  ASSERT_TRUE(main->RemoveInstruction(call).ok());
+  module.RemoveUnreachableComputations();
+  EXPECT_EQ(names(), (std::vector<std::string>{"main"}));
 }
 
 TEST(GraphTest, NamedCloneIsTheCloneUnderAnotherName) {
