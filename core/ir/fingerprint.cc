@@ -33,7 +33,27 @@ class Hasher {
       Bytes(&v, sizeof(v));
     } else {
       const uint64_t u = static_cast<uint64_t>(v);
-      const int low = u == 0 ? 0 : 8 - __builtin_clzll(u) / 8;  // bytes up to the last non-zero
+      // The commonest cases first, each the same arithmetic as the loop
+      // below written out: one byte (opcodes, ranks, flags, small dims),
+      // two bytes (most dims), and all eight (the hashes of operands and
+      // callees). Int was about a third of a fingerprint, most of it the
+      // loop's byte count and trip.
+      if (u < 0x100) {
+        h_ = (h_ ^ u) * kPrimePowers[8];
+        return;
+      }
+      if (u < 0x10000) {
+        h_ = (((h_ ^ (u & 0xff)) * kPrime) ^ (u >> 8)) * kPrimePowers[7];
+        return;
+      }
+      if (u >> 56 != 0) {
+        for (int i = 0; i < 8; ++i) {
+          h_ ^= (u >> (8 * i)) & 0xff;
+          h_ *= kPrime;
+        }
+        return;
+      }
+      const int low = 8 - __builtin_clzll(u) / 8;  // bytes up to the last non-zero
       for (int i = 0; i < low; ++i) {
         h_ ^= (u >> (8 * i)) & 0xff;
         h_ *= kPrime;
