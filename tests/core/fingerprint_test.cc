@@ -110,6 +110,28 @@ TEST(FingerprintTest, EqualForTwoParsesAndAClone) {
   EXPECT_EQ(Fingerprint(*m), f);  // memoization leaves no state behind
 }
 
+// The hashes are memoized in a table indexed by unique id when the
+// module's ids allow it, by address otherwise: both give the same value.
+TEST(FingerprintTest, IndependentOfUniqueIds) {
+  HLOGYM_PARSE_OR_FAIL(m, std::string(kBase));
+  const uint64_t f = Fingerprint(*m);
+  std::vector<Instruction*> all;
+  for (const auto& comp : m->computations()) {
+    for (const auto& inst : comp->instructions()) all.push_back(inst.get());
+  }
+  ASSERT_GT(all.size(), 4u);
+  // Spread far apart (past the table's reach), and back.
+  for (size_t i = 0; i < all.size(); ++i) all[i]->set_unique_id(int64_t{1} << (20 + i % 30));
+  EXPECT_EQ(Fingerprint(*m), f);
+  // Shared: every instruction the same id.
+  for (Instruction* inst : all) inst->set_unique_id(5);
+  EXPECT_EQ(Fingerprint(*m), f);
+  // Dense but reversed.
+  for (size_t i = 0; i < all.size(); ++i) all[i]->set_unique_id(static_cast<int64_t>(all.size() - i));
+  EXPECT_EQ(Fingerprint(*m), f);
+  EXPECT_EQ(Fingerprint(*m), f);  // the table's marks of the last one do not count
+}
+
 TEST(FingerprintTest, IndependentOfNames) {
   std::string renamed = absl::StrReplaceAll(
       std::string(kBase), {{"HloModule base", "HloModule other"},
