@@ -10,12 +10,14 @@ namespace hlogym {
 
 GraphSize MeasureGraph(const Module& module) { return MeasureGraph(module, nullptr); }
 
-GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives) {
+GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives,
+                       std::vector<Instruction*>* entry_order) {
   // Mirrors BuildGraph in core/features/graph_features.cc: every instruction
   // is a node; edges are operands, called-computation roots and control
   // predecessors.
   GraphSize size;
   if (alternatives != nullptr) alternatives->clear();
+  if (entry_order != nullptr) entry_order->clear();
   for (const auto& computation : module.computations()) {
     // NodeOrder numbers the computations' post-orders one after another.
     const int64_t offset = size.nodes;
@@ -33,9 +35,12 @@ GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alter
       }
     }
     if (alternatives == nullptr || size.alternatives == alternatives_before) continue;
-    const std::vector<Instruction*> order = computation->MakePostOrder();
+    std::vector<Instruction*> order = computation->MakePostOrder();
     for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
       if (order[i]->opcode() == Opcode::kAlternatives) alternatives->push_back({order[i], offset + i});
+    }
+    if (entry_order != nullptr && computation.get() == module.entry()) {
+      *entry_order = std::move(order);
     }
   }
   return size;

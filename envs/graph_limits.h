@@ -30,7 +30,10 @@ GraphSize MeasureGraph(const Module& module);
 // candidates' fused computations, and the walk is one cache miss after
 // another (each walk was ~3% of a gpt2 step). Only computations holding an
 // alternatives node are ordered.
-GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives);
+// With `entry_order`, the entry's MakePostOrder() goes there when the walk
+// makes it (the entry holds an alternatives node); it is cleared otherwise.
+GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives,
+                       std::vector<Instruction*>* entry_order = nullptr);
 
 // OK when the graph fits; otherwise RESOURCE_EXHAUSTED naming the benchmark,
 // the env, the module and every limit it exceeds, e.g. "benchmark

@@ -61,6 +61,7 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
   EpisodeRecord saved_record = std::move(record_);
   std::vector<int32_t> saved_counts = std::move(choice_counts_);
   std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
+  std::vector<Instruction*> saved_entry_order = std::move(entry_order_);
   const DryCursor saved_dry = dry_;
   module_ = prepared->module->Clone();
   dry_ = DryCursor();
@@ -80,6 +81,7 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
     record_ = std::move(saved_record);
     choice_counts_ = std::move(saved_counts);
     alternatives_ = std::move(saved_alternatives);
+    entry_order_ = std::move(saved_entry_order);
     dry_ = saved_dry;
   }
   return offered;
@@ -121,18 +123,21 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
   info_.num_alternatives = 0;
   choice_counts_.clear();
   alternatives_.clear();
+  entry_order_.clear();
   ASSIGN_OR_RETURN(info_.dry_pass, RunDryPasses(*module_, dry_));
   // Checked before anything indexes alternatives by slot: a graph larger
   // than the observation must never reach an action row of width A_max.
   // The alternatives nodes (FindAlternatives) are found by the same walk.
   std::vector<AlternativeNode> found;
-  RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_, &found), spec_.limits, spec_.id,
-                                 info_.benchmark_name, module_->name()));
+  std::vector<Instruction*> entry_order;
+  RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_, &found, &entry_order), spec_.limits,
+                                 spec_.id, info_.benchmark_name, module_->name()));
   if (info_.dry_pass.empty()) {
     info_.terminated = true;
     return absl::OkStatus();
   }
   alternatives_ = std::move(found);
+  entry_order_ = std::move(entry_order);
   for (const AlternativeNode& alt : alternatives_) {
     choice_counts_.push_back(static_cast<int32_t>(alt.num_choices()));
   }
@@ -156,7 +161,8 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   // the corpus but let forks diverge from their originals.) The copy leaves
   // out the candidates the choices prune: the same module as cloning all and
   // then choosing, without copying what is thrown away.
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> next, CloneWithChoices(*module_, alternatives_, choices));
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> next,
+                   CloneWithChoices(*module_, alternatives_, choices, entry_order_));
   RETURN_IF_ERROR(RunPassSpecs(spec_.post_passes, *next));
   ASSIGN_OR_RETURN(double runtime, benchmarks_->runtime().Runtime(*next));
 
@@ -164,6 +170,7 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   std::unique_ptr<Module> saved = std::move(module_);
   std::vector<int32_t> saved_counts = std::move(choice_counts_);
   std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
+  std::vector<Instruction*> saved_entry_order = std::move(entry_order_);
   const DryCursor saved_dry = dry_;
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
@@ -183,6 +190,7 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     info_ = saved_info;
     choice_counts_ = std::move(saved_counts);
     alternatives_ = std::move(saved_alternatives);
+    entry_order_ = std::move(saved_entry_order);
     dry_ = saved_dry;
     return s;
   }

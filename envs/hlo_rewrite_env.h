@@ -132,6 +132,10 @@ class HloRewriteEnv {
   // module_'s alternatives nodes (FindAlternatives), found when they are
   // offered and used by the next step.
   std::vector<AlternativeNode> alternatives_;
+  // module_'s entry in post-order (MakePostOrder), kept from the walk that
+  // found alternatives_ so that the next step's copy need not walk it again;
+  // empty when that walk did not order the entry.
+  std::vector<Instruction*> entry_order_;
 };
 
 }  // namespace hlogym

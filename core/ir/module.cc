@@ -193,8 +193,12 @@ std::unique_ptr<Module> Module::CloneParts(const ClonePart& part) const {
     new_comp->set_execution_thread(comp->execution_thread());
     new_comp->ReserveInstructions(comp->instructions().size());  // at most all
     copies.Reset(*comp);
-    comp->MakePostOrder(order);
-    for (Instruction* inst : order) {
+    absl::Span<Instruction* const> walk = part.order;
+    if (comp.get() != part.ordered || walk.size() != comp->instructions().size()) {
+      comp->MakePostOrder(order);
+      walk = order;
+    }
+    for (Instruction* inst : walk) {
       if (!keep(inst)) continue;
       operands.clear();
       for (Instruction* operand : part.operands ? part.operands(*inst) : inst->operands()) {

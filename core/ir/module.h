@@ -94,6 +94,12 @@ class Module {
     std::function<bool(const Instruction&)> instruction;
     // The operands a kept instruction's copy gets, in place of its own.
     std::function<absl::Span<Instruction* const>(const Instruction&)> operands;
+    // `ordered`->MakePostOrder(), when the caller has it: copied in that
+    // order instead of walking the computation again (an env step's entry,
+    // ordered when its alternatives were found, was walked again to copy it).
+    // Ignored unless it holds as many instructions as the computation.
+    const Computation* ordered = nullptr;
+    absl::Span<Instruction* const> order;
   };
   // A deep copy of part of the module, made as Clone() makes the whole:
   // every copy keeps its name and id, and the copies are stored and linked in

@@ -177,9 +177,9 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
   return CloneWithChoices(module, FindAlternatives(module), choices);
 }
 
-absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
-                                                         absl::Span<const AlternativeNode> alts,
-                                                         absl::Span<const int64_t> choices) {
+absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(
+    const Module& module, absl::Span<const AlternativeNode> alts,
+    absl::Span<const int64_t> choices, absl::Span<Instruction* const> entry_order) {
   RETURN_IF_ERROR(CheckChoices(alts, choices));
   if (!SelectableWhileCopying(alts) || module.entry() == nullptr) {
     std::unique_ptr<Module> copy = module.Clone();
@@ -252,6 +252,10 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
     if (choice == nullptr) return inst.operands();
     return absl::Span<Instruction* const>(choice, 1);
   };
+  if (!entry_order.empty()) {
+    part.ordered = module.entry();
+    part.order = entry_order;
+  }
   std::unique_ptr<Module> copy = module.CloneParts(part);
   // The copied nodes are the live ones, each now reading only its choice. A
   // copy is stored in post-order, so storage order is their node order.

@@ -46,8 +46,11 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
 // The same, given `alts` = FindAlternatives(module) found by the caller (the
 // env finds them when it offers the alternatives; the walk over every
 // candidate is not repeated at the step).
-absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(const Module& module,
-                                                         absl::Span<const AlternativeNode> alts,
-                                                         absl::Span<const int64_t> choices);
+// `entry_order`: module.entry()->MakePostOrder() when the caller has it
+// (the env orders the entry to find the alternatives), so that the copy does
+// not walk the entry again; empty, the entry is walked.
+absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(
+    const Module& module, absl::Span<const AlternativeNode> alts,
+    absl::Span<const int64_t> choices, absl::Span<Instruction* const> entry_order = {});
 
 }  // namespace hlogym

@@ -193,6 +193,31 @@ TEST(GraphTest, CloneIsDeepAndKeepsNamesAndIds) {
   EXPECT_EQ(module->UniqueInstructionName("sum"), "sum.1");
 }
 
+TEST(GraphTest, ClonePartsCopiesInTheGivenPostOrder) {
+  auto module = MakeSmallModule();
+  Computation* main = module->entry();
+  auto names = [](const Module& m) {
+    std::vector<std::string> out;
+    for (const auto& inst : m.entry()->instructions()) out.push_back(inst->name());
+    return out;
+  };
+  EXPECT_EQ(names(*module->Clone()), (std::vector<std::string>{"p0", "p1", "sum", "product"}));
+  // Another post-order of the same computation: the copy is stored in it.
+  Module::ClonePart part;
+  part.ordered = main;
+  const std::vector<Instruction*> order = {main->parameter(1), main->parameter(0),
+                                           main->instructions()[2].get(), main->root()};
+  part.order = order;
+  auto copy = module->CloneParts(part);
+  EXPECT_EQ(names(*copy), (std::vector<std::string>{"p1", "p0", "sum", "product"}));
+  EXPECT_EQ(copy->entry()->root()->operand(0)->operand(1), copy->entry()->parameter(1));
+  // One that cannot be the computation's (too short) is not used.
+  const std::vector<Instruction*> partial = {main->parameter(1)};
+  part.order = partial;
+  EXPECT_EQ(names(*module->CloneParts(part)),
+            (std::vector<std::string>{"p0", "p1", "sum", "product"}));
+}
+
 TEST(GraphTest, RemoveInstructionsIfKeepsTheRestInStorageOrder) {
   auto module = MakeSmallModule();
   Computation* main = module->entry();

@@ -597,6 +597,13 @@ void ExpectCloneWithChoicesMatches(Module& module, absl::Span<const int64_t> cho
   EXPECT_EQ((*actual)->NextUniqueId(), expected->NextUniqueId());
   // New names continue alike too.
   EXPECT_EQ((*actual)->UniqueInstructionName("add"), expected->UniqueInstructionName("add"));
+  // Given the entry's post-order (as the env passes the one it found the
+  // alternatives with), the copy is the same.
+  const std::vector<Instruction*> entry_order = module.entry()->MakePostOrder();
+  absl::StatusOr<std::unique_ptr<Module>> ordered =
+      CloneWithChoices(module, FindAlternatives(module), choices, entry_order);
+  ASSERT_TRUE(ordered.ok()) << ordered.status();
+  EXPECT_EQ(Describe(**ordered), Describe(*CloneThenChoose(module, choices))) << module.name();
   EXPECT_EQ(Describe(module), before) << "the source module changed";
 }
 

@@ -122,6 +122,15 @@ TEST(GraphLimitsTest, MeasureGraphFindsTheAlternativesFindAlternativesFinds) {
         EXPECT_EQ(found[i].node_index, expected[i].node_index);
       }
       checked += static_cast<int64_t>(found.size());
+      // The entry's post-order comes out when the entry was ordered (it holds
+      // the alternatives), and is empty otherwise.
+      std::vector<Instruction*> entry_order = {module->entry()->root()};  // replaced
+      MeasureGraph(*module, &found, &entry_order);
+      if (expected.empty()) {
+        EXPECT_TRUE(entry_order.empty());
+      } else {
+        EXPECT_EQ(entry_order, module->entry()->MakePostOrder());
+      }
       if (!expected.empty()) {
         ASSERT_TRUE(ApplyChoices(*module, std::vector<int64_t>(expected.size(), 1)).ok());
       } else if (RunDryPass(*CreatePass("fusion").value(), *module).value() == 0) {
