@@ -27,14 +27,25 @@ Computation::~Computation() {
   for (auto& inst : instructions_) {
     inst->operands_.clear();
     inst->users_.clear();
-    inst->control_predecessors_.clear();
-    inst->control_successors_.clear();
+    inst->extras_.reset();
     inst.reset();
   }
 }
 
 Instruction* Computation::AddInstruction(std::unique_ptr<Instruction> instruction) {
   Instruction* inst = instruction.get();
+  if (stored_in_order_) {
+    // Stored last: in order if what it depends on is stored already (has
+    // this parent) and nothing depends on it yet (a new instruction; one
+    // with users, re-added, is taken to break the order).
+    stored_in_order_ = inst->users_.empty() && inst->control_successors().empty();
+    for (const Instruction* operand : inst->operands_) {
+      stored_in_order_ &= operand->parent_ == this;
+    }
+    for (const Instruction* dep : inst->control_predecessors()) {
+      stored_in_order_ &= dep->parent_ == this;
+    }
+  }
   inst->set_parent(this);
   if (parent_ != nullptr) {
     if (inst->unique_id() < 0) inst->set_unique_id(parent_->NextUniqueId());
@@ -252,6 +263,10 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
 void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
   order.clear();
   order.reserve(instructions_.size());
+  if (stored_in_order_) {
+    for (const auto& stored : instructions_) order.push_back(stored.get());
+    return;
+  }
   {
     // Cheapest first: ids rising along the storage and every dependency's id
     // below its user's put every dependency before its user in storage (a

@@ -90,6 +90,15 @@ class Computation {
   // Module::RemoveUnreachableComputations' mark, false between its calls.
   friend class Module;
   bool reached_ = false;
+  // True while every instruction is stored after what it depends on here
+  // (operands, control predecessors), so that the storage order is
+  // MakePostOrder's and needs no walk: clones and fused computations are
+  // built so, and an env step took ~2,700 post-orders of them, reading every
+  // instruction of each (~7% of the step's cache misses). AddInstruction
+  // keeps it; an edit of an instruction's operands or control edges clears
+  // it (a conservative flag: false only costs the walk).
+  friend class Instruction;
+  bool stored_in_order_ = true;
 };
 
 }  // namespace hlogym

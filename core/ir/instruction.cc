@@ -77,9 +77,7 @@ Instruction::~Instruction() {
   // Asked first: most have no control edges, and a computation unlinks all
   // of its instructions before they die (the call was ~0.8% of an env step,
   // tearing down the last module).
-  if (!control_predecessors_.empty() || !control_successors_.empty()) {
-    DropAllControlDependencies();
-  }
+  if (extras_ != nullptr) DropAllControlDependencies();
 }
 
 std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
@@ -96,13 +94,16 @@ std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
 
 Instruction::Instruction(const Instruction& source, Shape&& shape, std::string&& name)
     : opcode_(source.opcode_),
+      called_computations_(source.called_computations_),
+      index_(source.index_),
+      attrs_(source.attrs_ ? NewOpAttrs(*source.attrs_) : nullptr),
       shape_(std::move(shape)),
       name_(std::move(name)),
-      index_(source.index_),
-      called_computations_(source.called_computations_),
-      dimensions_(source.dimensions_),
-      attrs_(source.attrs_ ? NewOpAttrs(*source.attrs_) : nullptr),
-      raw_attrs_(source.raw_attrs_) {}
+      dimensions_(source.dimensions_) {
+  if (source.extras_ != nullptr && !source.extras_->raw_attrs.empty()) {
+    extras().raw_attrs = source.extras_->raw_attrs;
+  }
+}
 
 const OpAttrs& Instruction::op_attrs() const {
   static const OpAttrs* const kNone = new OpAttrs();
@@ -128,12 +129,17 @@ void Instruction::RemoveUser(Instruction* user) {
   if (it != users_.end()) users_.erase(it);
 }
 
+void Instruction::NoteDependenciesEdited() {
+  if (parent_ != nullptr) parent_->stored_in_order_ = false;
+}
+
 void Instruction::AppendOperand(Instruction* operand) {
   // This instruction is among `operand`'s users exactly when it reads
   // `operand` already, which its own short operand list tells: AddUser's
   // search of a user list grew with the fan-out of a dry pass's shared
   // operands (~2% of an env step).
   const bool reads = std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
+  NoteDependenciesEdited();
   operands_.push_back(operand);
   if (!reads) operand->users_.push_back(this);
 }
@@ -141,6 +147,7 @@ void Instruction::AppendOperand(Instruction* operand) {
 void Instruction::ReplaceOperandWith(int64_t i, Instruction* new_operand) {
   Instruction* old_operand = operands_[i];
   if (old_operand == new_operand) return;
+  NoteDependenciesEdited();
   operands_[i] = new_operand;
   new_operand->AddUser(this);
   if (std::find(operands_.begin(), operands_.end(), old_operand) ==
@@ -160,6 +167,7 @@ void Instruction::ReplaceOperandWith(Instruction* old_operand,
     }
   }
   if (!found) return;
+  NoteDependenciesEdited();
   old_operand->RemoveUser(this);
   new_operand->AddUser(this);
 }
@@ -183,30 +191,40 @@ void Instruction::ReplaceUseWith(Instruction* user, Instruction* other) {
   user->ReplaceOperandWith(this, other);
 }
 
+Instruction::Extras& Instruction::extras() {
+  if (extras_ == nullptr) extras_ = std::make_unique<Extras>();
+  return *extras_;
+}
+
+const std::vector<RawAttribute>& Instruction::NoRawAttributes() {
+  static const auto* const kNone = new std::vector<RawAttribute>();
+  return *kNone;
+}
+
 void Instruction::AddControlDependencyTo(Instruction* successor) {
-  if (std::find(control_successors_.begin(), control_successors_.end(),
-                successor) != control_successors_.end()) {
-    return;
-  }
-  control_successors_.push_back(successor);
-  successor->control_predecessors_.push_back(this);
+  Links& successors = extras().control_successors;
+  if (std::find(successors.begin(), successors.end(), successor) != successors.end()) return;
+  successors.push_back(successor);
+  successor->extras().control_predecessors.push_back(this);
+  successor->NoteDependenciesEdited();
 }
 
 void Instruction::DropAllControlDependencies() {
-  for (Instruction* successor : control_successors_) {
-    auto& preds = successor->control_predecessors_;
+  if (extras_ == nullptr) return;
+  for (Instruction* successor : extras_->control_successors) {
+    auto& preds = successor->extras_->control_predecessors;
     preds.erase(std::remove(preds.begin(), preds.end(), this), preds.end());
   }
-  for (Instruction* predecessor : control_predecessors_) {
-    auto& succs = predecessor->control_successors_;
+  for (Instruction* predecessor : extras_->control_predecessors) {
+    auto& succs = predecessor->extras_->control_successors;
     succs.erase(std::remove(succs.begin(), succs.end(), this), succs.end());
   }
-  control_successors_.clear();
-  control_predecessors_.clear();
+  extras_->control_successors.clear();
+  extras_->control_predecessors.clear();
 }
 
 const std::string* Instruction::FindRawAttribute(std::string_view name) const {
-  for (const RawAttribute& attr : raw_attrs_) {
+  for (const RawAttribute& attr : raw_attributes()) {
     if (attr.name == name) return &attr.value;
   }
   return nullptr;

@@ -58,7 +58,7 @@ Shape Shape::Array(PrimitiveType type, absl::Span<const int64_t> dims) {
 Shape Shape::Tuple(std::vector<Shape> elements) {
   Shape shape;
   shape.element_type_ = PrimitiveType::kTuple;
-  shape.tuple_shapes_ = std::move(elements);
+  shape.tuple_shapes_ = std::make_unique<std::vector<Shape>>(std::move(elements));
   return shape;
 }
 
@@ -82,9 +82,19 @@ void Shape::set_dynamic_dim(int64_t i, bool dynamic) {
   }
 }
 
+const std::vector<Shape>& Shape::NoShapes() {
+  static const auto* const kNone = new std::vector<Shape>();
+  return *kNone;
+}
+
+std::vector<Shape>& Shape::mutable_tuple_shapes() {
+  if (!tuple_shapes_) tuple_shapes_ = std::make_unique<std::vector<Shape>>();
+  return *tuple_shapes_;
+}
+
 bool Shape::is_static() const {
   if (IsTuple()) {
-    for (const Shape& s : tuple_shapes_) {
+    for (const Shape& s : tuple_shapes()) {
       if (!s.is_static()) return false;
     }
     return true;
@@ -101,7 +111,7 @@ int64_t Shape::element_count() const {
 int64_t Shape::byte_size() const {
   if (IsTuple()) {
     int64_t total = 0;
-    for (const Shape& s : tuple_shapes_) total += s.byte_size();
+    for (const Shape& s : tuple_shapes()) total += s.byte_size();
     return total;
   }
   if (!IsArray()) return 0;
@@ -110,7 +120,9 @@ int64_t Shape::byte_size() const {
 
 void Shape::FillMissingLayout() {
   if (IsTuple()) {
-    for (Shape& s : tuple_shapes_) s.FillMissingLayout();
+    if (tuple_shapes_) {
+      for (Shape& s : *tuple_shapes_) s.FillMissingLayout();
+    }
     return;
   }
   if (IsArray() && !has_layout_) {
@@ -122,8 +134,8 @@ void Shape::FillMissingLayout() {
 bool Shape::operator==(const Shape& o) const {
   if (!Compatible(o)) return false;
   if (IsTuple()) {
-    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
-      if (tuple_shapes_[i] != o.tuple_shapes_[i]) return false;
+    for (int64_t i = 0; i < tuple_size(); ++i) {
+      if (tuple_shape(i) != o.tuple_shape(i)) return false;
     }
     return true;
   }
@@ -134,9 +146,9 @@ bool Shape::operator==(const Shape& o) const {
 bool Shape::Compatible(const Shape& o) const {
   if (element_type_ != o.element_type_) return false;
   if (IsTuple()) {
-    if (tuple_shapes_.size() != o.tuple_shapes_.size()) return false;
-    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
-      if (!tuple_shapes_[i].Compatible(o.tuple_shapes_[i])) return false;
+    if (tuple_size() != o.tuple_size()) return false;
+    for (int64_t i = 0; i < tuple_size(); ++i) {
+      if (!tuple_shape(i).Compatible(o.tuple_shape(i))) return false;
     }
     return true;
   }
@@ -150,9 +162,9 @@ bool Shape::SameDimensions(const Shape& o) const {
 std::string Shape::ToString(bool print_layout) const {
   if (IsTuple()) {
     std::string out = "(";
-    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
+    for (int64_t i = 0; i < tuple_size(); ++i) {
       if (i) out += ", ";
-      out += tuple_shapes_[i].ToString(print_layout);
+      out += tuple_shape(i).ToString(print_layout);
     }
     out += ")";
     return out;

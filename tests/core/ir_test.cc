@@ -181,6 +181,79 @@ TEST(GraphTest, PostOrderPutsDefinitionsFirst) {
   EXPECT_LT(pos(sum), pos(main->root()));
 }
 
+// Each edit that can store an instruction after something depending on it,
+// made to a computation whose storage was in order, must send MakePostOrder
+// back to walking (Computation keeps a flag instead of checking each time).
+TEST(GraphTest, PostOrderFollowsEveryEditThatBreaksStorageOrder) {
+  auto position_in = [](const std::vector<Instruction*>& order, const Instruction* inst) {
+    return std::find(order.begin(), order.end(), inst) - order.begin();
+  };
+  {  // an operand appended that is stored after its user
+    auto module = MakeSmallModule();
+    Computation* main = module->entry();
+    Instruction* sum = main->instructions()[2].get();
+    Instruction* neg = main->AddInstruction(
+        Instruction::Create(Opcode::kNegate, sum->shape(), {main->parameter(0)}));
+    sum->AppendOperand(neg);
+    const std::vector<Instruction*> order = main->MakePostOrder();
+    EXPECT_LT(position_in(order, neg), position_in(order, sum));
+  }
+  {  // a control edge to an instruction stored earlier
+    auto module = MakeSmallModule();
+    Computation* main = module->entry();
+    Instruction* sum = main->instructions()[2].get();
+    Instruction* neg = main->AddInstruction(
+        Instruction::Create(Opcode::kNegate, sum->shape(), {main->parameter(0)}));
+    neg->AddControlDependencyTo(sum);
+    const std::vector<Instruction*> order = main->MakePostOrder();
+    EXPECT_LT(position_in(order, neg), position_in(order, sum));
+  }
+  {  // an instruction added before the operand it reads
+    auto comp = std::make_unique<Computation>("c");
+    Shape s = Shape::Array(PrimitiveType::kF32, {4});
+    auto p0 = Instruction::CreateParameter(0, s, "p0");
+    auto neg = Instruction::Create(Opcode::kNegate, s, {p0.get()});
+    Instruction* neg_added = comp->AddInstruction(std::move(neg));
+    Instruction* p0_added = comp->AddInstruction(std::move(p0));
+    comp->set_root(neg_added);
+    const std::vector<Instruction*> order = comp->MakePostOrder();
+    ASSERT_EQ(order.size(), 2u);
+    EXPECT_EQ(order[0], p0_added);
+    EXPECT_EQ(order[1], neg_added);
+  }
+}
+
+TEST(ShapeTest, CopiesOfTuplesAreDeep) {
+  Shape array = Shape::Array(PrimitiveType::kF32, {2, 3});
+  Shape tuple = Shape::Tuple({array, Shape::Scalar(PrimitiveType::kS32)});
+  Shape copy = tuple;
+  copy.mutable_tuple_shapes()[0] = Shape::Scalar(PrimitiveType::kF16);
+  EXPECT_EQ(tuple.ToString(), "(f32[2,3]{1,0}, s32[])");
+  EXPECT_EQ(copy.ToString(), "(f16[], s32[])");
+  copy = tuple;
+  EXPECT_EQ(copy, tuple);
+  EXPECT_EQ(array.tuple_size(), 0);
+  EXPECT_TRUE(array.tuple_shapes().empty());
+  Shape moved = std::move(copy);
+  EXPECT_EQ(moved.tuple_size(), 2);
+}
+
+TEST(GraphTest, ClonesKeepRawAttributesAndDropControlEdges) {
+  auto module = MakeSmallModule();
+  Computation* main = module->entry();
+  Instruction* sum = main->instructions()[2].get();
+  sum->mutable_raw_attributes().push_back({"metadata", "{op_name=\"add\"}"});
+  main->parameter(1)->AddControlDependencyTo(sum);
+  auto clone = sum->CloneWithNewOperands(sum->shape(), sum->operands());
+  ASSERT_NE(clone->FindRawAttribute("metadata"), nullptr);
+  EXPECT_EQ(*clone->FindRawAttribute("metadata"), "{op_name=\"add\"}");
+  EXPECT_TRUE(clone->control_predecessors().empty());
+  EXPECT_EQ(sum->control_predecessors().size(), 1u);
+  sum->DropAllControlDependencies();
+  EXPECT_TRUE(main->parameter(1)->control_successors().empty());
+  EXPECT_EQ(sum->raw_attributes().size(), 1u);  // kept beside the edges
+}
+
 TEST(GraphTest, CloneIsDeepAndKeepsNamesAndIds) {
   auto module = MakeSmallModule();
   auto clone = module->Clone();
