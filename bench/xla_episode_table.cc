@@ -5,7 +5,11 @@
 // 300 instructions), with xla-v0's limits (steps, nodes, edges,
 // alternatives, choices) raised `--scale` times (default 4).
 //
-//   build/bench/hlogym_xla_episode_table [--scale N] [file.hlo ...]
+//   build/bench/hlogym_xla_episode_table [--scale N] [--dump DIR] [file.hlo ...]
+//
+// --dump DIR writes, for each module whose episode ends elsewhere than the
+// default pipeline, both modules' text (DIR/NAME.episode.hlo and
+// DIR/NAME.default.hlo), to find where they part.
 //
 // Times are wall clock and the thread's CPU time (the figure to compare on a
 // loaded machine); load1 is printed with them.
@@ -13,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +28,7 @@
 #include "core/base/thread_cpu_time.h"
 #include "core/ir/fingerprint.h"
 #include "core/passes/default_pipeline.h"
+#include "core/text/printer.h"
 #include "envs/benchmark_set.h"
 #include "envs/env_config.h"
 #include "envs/hlo_rewrite_env.h"
@@ -35,13 +41,20 @@ struct Times {
   double act_s = 0, act_cpu_s = 0, step_s = 0, step_cpu_s = 0;
 };
 
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
 int Run(int argc, char** argv) {
   int64_t scale = 4;
+  std::string dump_dir;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--scale" && i + 1 < argc) {
       scale = std::atoll(argv[++i]);
+    } else if (arg == "--dump" && i + 1 < argc) {
+      dump_dir = argv[++i];
     } else {
       files.push_back(arg);
     }
@@ -122,6 +135,10 @@ int Run(int argc, char** argv) {
       compare = buffer;
     }
     const std::string name = (*set)->name(0);
+    if (!dump_dir.empty() && compare.rfind("differs", 0) == 0) {
+      WriteText(dump_dir + "/" + name + ".episode.hlo", PrintModule((*env)->module()));
+      WriteText(dump_dir + "/" + name + ".default.hlo", PrintModule(*baseline));
+    }
     std::printf("%-28s %6lld %5s %8.2f %8.2f %8.2f %8.2f %5.1f%%  %s\n", name.c_str(),
                 static_cast<long long>(all.steps), end.c_str(), all.act_s, all.act_cpu_s,
                 all.step_s, all.step_cpu_s, 100 * all.act_cpu_s / (all.act_cpu_s + all.step_cpu_s),
