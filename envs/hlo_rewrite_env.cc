@@ -99,6 +99,7 @@ absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
     for (size_t tried = 0; tried < n; ++tried) {
       const std::string& spec = spec_.dry_passes[cursor.pass];
       cursor.pass = (cursor.pass + 1) % n;
+      cursor.round_first_id = module.next_unique_id();
       ASSIGN_OR_RETURN(const bool offered, offers(spec));
       if (offered) return spec;
     }
@@ -110,11 +111,13 @@ absl::StatusOr<std::string> HloRewriteEnv::RunDryPasses(Module& module,
       cursor = DryCursor{cursor.stage + 1, 0, 0};
       continue;
     }
+    if (!cursor.continues_round) cursor.round_first_id = module.next_unique_id();
     const std::string& spec = stage[cursor.pass];
     ASSIGN_OR_RETURN(const bool offered, offers(spec));
     if (offered) return spec;  // asked again next step if the agent takes some
     cursor.pass = (cursor.pass + 1) % stage.size();
     ++cursor.idle;
+    cursor.continues_round = false;
   }
   return std::string();
 }
@@ -178,7 +181,9 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     // A pass that changed the module is asked again; one whose offers were
     // all declined is done, as a fixed-point loop moves on from a pass that
     // changed nothing.
-    if (std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; })) {
+    dry_.continues_round =
+        std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; });
+    if (dry_.continues_round) {
       dry_.idle = 0;
     } else {
       dry_.pass = (dry_.pass + 1) % spec_.dry_stages[dry_.stage].size();

@@ -97,6 +97,13 @@ class HloRewriteEnv {
   // Choices at each alternatives node now offered (FindAlternatives order);
   // never more than spec().limits.max_alternatives entries.
   const std::vector<int32_t>& choice_counts() const { return choice_counts_; }
+  // The steps in a row that the offering pass has been asked (with
+  // dry_stages, while the agent takes some of it) are one round of it, as
+  // one run of the pass in a pipeline: instructions with ids from this one
+  // on were made in the current round (rewrites taken, or the candidates
+  // offered now). An agent retracing an apply-mode run can tell what that
+  // run would not have seen yet. With dry_passes every step is a round.
+  int64_t round_first_id() const { return dry_.round_first_id; }
   // The alternatives nodes now offered (FindAlternatives(module()), kept
   // from when they were offered: agents need not walk every candidate again).
   const std::vector<AlternativeNode>& alternatives() const { return alternatives_; }
@@ -113,6 +120,10 @@ class HloRewriteEnv {
     size_t stage = 0;
     size_t pass = 0;  // in dry_passes, or in the stage
     size_t idle = 0;  // passes of the stage in a row that changed nothing
+    // Whether the pass is asked again after a step that took some of it
+    // (the same round), and the first instruction id of its round.
+    bool continues_round = false;
+    int64_t round_first_id = 0;
   };
   // Runs dry passes on `module` from `cursor` until one offers alternatives;
   // returns its spec, or "" when none did (the episode is over).

@@ -76,6 +76,9 @@ class Module {
 
   // Ids and names for new instructions and computations.
   int64_t NextUniqueId() { return next_id_++; }
+  // The id the next new instruction gets: every instruction made from now
+  // on has an id at least this.
+  int64_t next_unique_id() const { return next_id_; }
   // `prefix` if unused in the module, else prefix.N for the first free N.
   std::string UniqueInstructionName(std::string_view prefix);
   std::string UniqueComputationName(std::string_view prefix);
