@@ -144,9 +144,37 @@ absl::StatusOr<std::vector<int64_t>> ApplyModeMerges(const HloRewriteEnv& env,
   });
 }
 
+// The instructions of the module before the dry pass that read `value`
+// (offered candidates left out; a use the pass rewrote counts through its
+// alternatives node).
+int64_t OriginalReaders(const Instruction& value,
+                        const absl::flat_hash_set<const Instruction*>& offered) {
+  absl::flat_hash_set<const Instruction*> readers;
+  for (const Instruction* user : value.users()) {
+    if (user->opcode() == Opcode::kAlternatives) {
+      if (user->operand(0) != &value) continue;  // `value` is a candidate's operand there
+      for (const Instruction* reader : user->users()) {
+        if (!offered.contains(reader)) readers.insert(reader);
+      }
+    } else if (!offered.contains(user)) {
+      readers.insert(user);
+    }
+  }
+  return static_cast<int64_t>(readers.size());
+}
+
 // Producer-consumer fusion: each consumer no user can still absorb fuses
 // its latest operand in post-order, as XLA visits consumers from the root up.
-std::vector<int64_t> ProducerConsumerChoices(const std::vector<ChoiceGroup>& groups) {
+// A fusion made in this round of the pass (id from `round_first_id` on) is
+// not copied into a consumer while it has other readers: one run of the pass
+// visits consumers from the root up, so no fusion it makes is a producer of
+// a later one, and the next round comes after multi-output fusion has had
+// its turn (the pipeline's fixed-point loop), which may merge it instead.
+// Its one reader may take it: that is the run's plan for the reader, which
+// took the producer's ops once all their other readers had joined, where
+// the steps let them fuse among themselves first.
+std::vector<int64_t> ProducerConsumerChoices(const std::vector<ChoiceGroup>& groups,
+                                             int64_t round_first_id) {
   std::vector<int64_t> group_choices(groups.size(), 0);
   // Post-order positions, per computation, computed when first needed.
   absl::flat_hash_map<const Computation*, absl::flat_hash_map<const Instruction*, int64_t>>
@@ -163,11 +191,19 @@ std::vector<int64_t> ProducerConsumerChoices(const std::vector<ChoiceGroup>& gro
   // The producer each candidate fuses in, and every producer some
   // consumer could absorb now.
   std::vector<std::vector<const Instruction*>> producers(groups.size());
-  absl::flat_hash_set<const Instruction*> absorbable;
+  std::vector<std::vector<bool>> copies_round_fusion(groups.size());
+  absl::flat_hash_set<const Instruction*> absorbable, offered;
+  for (const ChoiceGroup& group : groups) {
+    offered.insert(group.candidates.begin(), group.candidates.end());
+  }
   for (size_t g = 0; g < groups.size(); ++g) {
     for (const Instruction* candidate : groups[g].candidates) {
-      producers[g].push_back(FusedProducer(*groups[g].original, *candidate));
-      if (producers[g].back() != nullptr) absorbable.insert(producers[g].back());
+      const Instruction* producer = FusedProducer(*groups[g].original, *candidate);
+      const bool copies = producer != nullptr && producer->unique_id() >= round_first_id &&
+                        OriginalReaders(*producer, offered) > 1;
+      producers[g].push_back(producer);
+      copies_round_fusion[g].push_back(copies);
+      if (producer != nullptr && !copies) absorbable.insert(producer);
     }
   }
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -180,6 +216,7 @@ std::vector<int64_t> ProducerConsumerChoices(const std::vector<ChoiceGroup>& gro
     }
     int64_t latest = -2;
     for (size_t c = 0; c < producers[g].size(); ++c) {
+      if (copies_round_fusion[g][c]) continue;
       const int64_t pos = producers[g][c] == nullptr ? -1 : position(producers[g][c]);
       if (pos > latest) {
         latest = pos;
@@ -221,7 +258,7 @@ absl::StatusOr<std::vector<int64_t>> XlaAgent::Act(const HloRewriteEnv& env) {
   } else if (StartsWith(env.info().dry_pass, "horizontal-fusion")) {
     group_choices = FreeMemberFusions(groups);
   } else if (IsProducerConsumerFusion(env.info().dry_pass)) {
-    group_choices = ProducerConsumerChoices(groups);
+    group_choices = ProducerConsumerChoices(groups, env.round_first_id());
   }
   return ExpandGroupChoices(groups, group_choices, num_alternatives);
 }

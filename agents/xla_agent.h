@@ -13,28 +13,30 @@
 // of the horizontal fusions, the first offered whose members are free. A
 // multi-output or horizontal fusion that reads a member of another taken in
 // the same step waits a step, as apply mode makes it read that merge.
+// A fusion made in the current round of the producer-consumer pass (the
+// steps in a row it is offered, env.round_first_id()) is not copied into a
+// consumer while it has other readers: one apply-mode run visits consumers
+// from the root up and never fuses what it made, and the pipeline's next
+// round comes after multi-output fusion, which may merge it (as a second
+// output) instead. E.g. gelu's tanh: the steps make a tanh fusion (no user
+// may copy the expensive tanh), which the forward and the backward fusions
+// then both copied, where the pipeline makes it a second output of the
+// forward one. A round-made fusion with one reader may still join it: the
+// steps let a consumer fuse its producers as soon as no user can absorb it
+// now, while the run plans the reader's whole fusion, which takes the
+// consumer's ops once all their readers are in.
 // On xla-v0, which offers the default pipeline's fusion stages, an episode
-// ends on the default pipeline's module on all 24 small twins and 24 of the
-// 25 full-size corpus modules; on fusion-v0 it retraces fusion(mode=xla)
-// only, one producer per consumer per step. Its producer-consumer steps
-// cannot always retrace fusion(mode=xla)'s apply-mode run, because the run
-// plans a consumer's whole fusion and counts a producer's users outside that
-// plan only: a producer whose one user is a member copied into the plan (that
-// member stays, for its other users) joins with no duplication check, so an
-// expensive op (log, gather) is copied, which XLA's InstructionFusion refuses
-// and a step cannot do. E.g. l = log(p); a = add(l, p), read by n1 and n2:
-// the run gives two fusions, each computing its own log; a step copies `a`
-// into both, and then `l`, an expensive op with two users, stays outside
-// (XLA's result). The other order, `a` absorbing `l` first, makes `a` a
-// fusion that FusionMerger copies only if that moves fewer bytes: so the
-// small gpt2 twin ends on the run's module, but on full-size gpt2 the copied
-// fusion would read the 8 MiB embedding table 38 times and the step is not
-// offered (the run copies the gather into the 38 fusions reading the
-// embedding; the episode keeps one gather fusion that they read). On
-// random_gamma (and _beta, _dirichlet) the run copies two logs into three of
-// the four fusions reading them, the fourth (a broadcast reusing elements)
-// reads them outside: no order of legal steps copies a log that stays read
-// outside. Those episodes end off the default pipeline's module.
+// ends on the default pipeline's module on all 24 small twins, all 25
+// full-size corpus modules and 121 of the 126 dataset modules. The pipeline's
+// apply-mode run plans a consumer's whole fusion; a member it copies (it
+// stays outside for its other users) counts as a reader of the member's
+// producers, so an expensive producer (log, gather) read by such a member is
+// not copied in too, as XLA's InstructionFusion and as the steps. Left:
+// flax_rnn_gru_train and flax_rnn_lstm_train, whose multi-output stage
+// groups sibling outputs differently, and random_beta, _dirichlet and
+// _gamma (which need limits 8x xla-v0's to fit), whose log fusions end with
+// other outputs than the pipeline's. On fusion-v0 it retraces
+// fusion(mode=xla) only, one producer per consumer per step.
 #pragma once
 
 #include <string>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "core/ir/computation.h"
@@ -314,6 +315,43 @@ void FusionGroup::Add(Instruction* producer, FusionAnalysis& analysis) {
 
 namespace {
 
+// Whether `member` of `group` (not its consumer) is still computed outside
+// the fusion the group becomes: it is the root, has a user outside the
+// group, or feeds a member that stays outside. Such a member is copied into
+// the fusion, and its operands keep it as a reader outside.
+bool StaysOutside(const Instruction* member, const GroupRef& group,
+                  const FusionAnalysis& analysis,
+                  absl::flat_hash_map<const Instruction*, bool>& known) {
+  if (auto it = known.find(member); it != known.end()) return it->second;
+  known[member] = false;  // the group is acyclic; this only bounds the walk
+  bool stays = member->IsRoot();
+  for (const Instruction* user : member->users()) {
+    if (stays) break;
+    if (!analysis.IsOriginal(*user) || user == group.consumer) continue;
+    stays = !group.Contains(user) || StaysOutside(user, group, analysis, known);
+  }
+  known[member] = stays;
+  return stays;
+}
+
+// The readers `producer` keeps outside the fusion if fused into `group`:
+// its users outside the group, and members reading it that stay outside
+// (XLA fuses such a member as a copy, after which the producer has both it
+// and the fusion as users, so fusing the producer too duplicates it).
+int64_t ReadersLeftOutside(const Instruction& producer, const GroupRef& group,
+                           const FusionAnalysis& analysis) {
+  int64_t outside = 0;
+  absl::flat_hash_map<const Instruction*, bool> known;
+  ForEachOriginalUser(producer, analysis, [&](const Instruction* user) {
+    if (!group.Contains(user)) {
+      ++outside;
+    } else if (user != group.consumer && StaysOutside(user, group, analysis, known)) {
+      ++outside;
+    }
+  });
+  return outside;
+}
+
 FusionDecision CanFuseInto(const Instruction& producer, const GroupRef& group,
                            const FusionOptions& options, FusionAnalysis& analysis) {
   if (std::find(group.operands.begin(), group.operands.end(), &producer) ==
@@ -322,9 +360,7 @@ FusionDecision CanFuseInto(const Instruction& producer, const GroupRef& group,
   }
   if (options.xla() && producer.IsRoot()) return FusionDecision::Forbid("xla: producer is the root");
   if (FusionDecision d = BasicIntoGroup(producer, group, options, analysis); !d) return d;
-  int64_t outside = 0;
-  ForEachOriginalUser(producer, analysis,
-                      [&](const Instruction* user) { outside += !group.Contains(user); });
+  const int64_t outside = ReadersLeftOutside(producer, group, analysis);
   if (outside > 0 || producer.IsRoot()) {
     if (!options.may_duplicate) {
       return FusionDecision::Forbid("producer has other users (may_duplicate=false)");

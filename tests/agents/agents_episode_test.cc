@@ -181,6 +181,22 @@ TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineWithMultiOutputFusion) 
   ExpectEndsOnTheDefaultPipeline(*env, xla);
 }
 
+TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineOnFullSizeGpt2) {
+  // Full size, the pipeline's run once copied the embedding gather into the
+  // 38 fusions reading a copied member that stays outside for its other
+  // users (duplicating the gather, as no step can); it now counts that
+  // member as a reader, as XLA does. And the tanh fusion that the steps
+  // make waits for the multi-output stage, which makes it a second output of
+  // the forward fusion, instead of being copied into the backward one too.
+  const std::string gpt2 =
+      std::string(HLOGYM_SOURCE_DIR) + "/data/corpus/hlo/gpt2_tiny_train_4x128.hlo";
+  std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("xla-v0", {gpt2}, 400, 0, 32768, 131072);
+  ASSERT_NE(env, nullptr);
+  const std::vector<EpisodeResult> xla = Finals(*env, "xla");
+  ASSERT_EQ(xla.size(), 1u);
+  ExpectEndsOnTheDefaultPipeline(*env, xla);
+}
+
 TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineOnDatasetModules) {
   // Dataset modules whose multi-output stage offers, in one step, a merge
   // that reads a member of another merge the agent takes: taken together the

@@ -161,6 +161,36 @@ TEST(ProducerConsumerFusionTest, CheapProducersAreDuplicatedExpensiveOnesAreNot)
   EXPECT_EQ(CheckAgainst(*original, *no_dup), "");
 }
 
+// `a` is copied into both consumers' fusions (it stays for the other), so
+// `l` keeps `a` as a reader outside each plan: copying the log in as well
+// would duplicate it, which XLA's InstructionFusion refuses (and which one
+// producer-consumer step at a time cannot do either).
+constexpr std::string_view kExpensiveBehindACopy = R"(
+ENTRY main {
+  p = f32[32] parameter(0)
+  l = f32[32] log(p)
+  a = f32[32] add(l, p)
+  n1 = f32[32] negate(a)
+  n2 = f32[32] multiply(a, p)
+  ROOT t = (f32[32], f32[32]) tuple(n1, n2)
+}
+)";
+
+TEST(ProducerConsumerFusionTest, AnExpensiveProducerOfACopiedMemberIsNotCopied) {
+  auto module = ParseWithReducers(kExpensiveBehindACopy);
+  ASSERT_NE(module, nullptr);
+  auto original = module->Clone();
+  ApplyToFixedPoint("fusion(mode=xla)", *module);
+  std::vector<const Instruction*> fusions = Fusions(*module);
+  ASSERT_EQ(fusions.size(), 2u);
+  for (const Instruction* f : fusions) {
+    EXPECT_EQ(CountFusedOpcode(*f, Opcode::kAdd), 1) << f->name();
+    EXPECT_EQ(CountFusedOpcode(*f, Opcode::kLog), 0) << f->name();
+  }
+  EXPECT_EQ(CountOpcode(*module->entry(), Opcode::kLog), 1);
+  EXPECT_EQ(CheckAgainst(*original, *module), "");
+}
+
 TEST(ProducerConsumerFusionTest, MergesExistingFusions) {
   auto module = ParseWithReducers(R"(
 f1 {
