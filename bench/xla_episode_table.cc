@@ -5,11 +5,13 @@
 // 300 instructions), with xla-v0's limits (steps, nodes, edges,
 // alternatives, choices) raised `--scale` times (default 4).
 //
-//   build/bench/hlogym_xla_episode_table [--scale N] [--dump DIR] [file.hlo ...]
+//   build/bench/hlogym_xla_episode_table [--scale N] [--dump DIR] [--trace] [file.hlo ...]
 //
 // --dump DIR writes, for each module whose episode ends elsewhere than the
 // default pipeline, both modules' text (DIR/NAME.episode.hlo and
-// DIR/NAME.default.hlo), to find where they part.
+// DIR/NAME.default.hlo), to find where they part. --trace prints each step's
+// dry pass and how many of its alternatives the agent rewrote (rounds of a
+// pass show as runs of steps).
 //
 // Times are wall clock and the thread's CPU time (the figure to compare on a
 // loaded machine); load1 is printed with them.
@@ -45,14 +47,24 @@ void WriteText(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+void PrintStep(const EnvInfo& info, const std::vector<int64_t>& choices) {
+  int64_t taken = 0;
+  for (int64_t c : choices) taken += c != 0;
+  std::printf("  step %4lld %-30s rewrote %lld of %zu\n", static_cast<long long>(info.step),
+              info.dry_pass.c_str(), static_cast<long long>(taken), choices.size());
+}
+
 int Run(int argc, char** argv) {
   int64_t scale = 4;
   std::string dump_dir;
+  bool trace = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--scale" && i + 1 < argc) {
       scale = std::atoll(argv[++i]);
+    } else if (arg == "--trace") {
+      trace = true;
     } else if (arg == "--dump" && i + 1 < argc) {
       dump_dir = argv[++i];
     } else {
@@ -110,6 +122,7 @@ int Run(int argc, char** argv) {
       }
       cpu0 = ThreadCpuSeconds();
       t0 = Clock::now();
+      if (trace) PrintStep((*env)->info(), *choices);
       status = (*env)->Step(*choices).status();
       const double step = std::chrono::duration<double>(Clock::now() - t0).count();
       const double step_cpu = ThreadCpuSeconds() - cpu0;
