@@ -88,6 +88,7 @@ void BM_EnvStep(benchmark::State& state, int64_t b, int64_t min_steps) {
     std::mt19937_64 rng(7);
     std::vector<double> step_s, step_cpu_s;
     int64_t errors = 0;
+    std::string first_error;
     uint64_t digest = 0;
     bool need_reset = true;
     while (static_cast<int64_t>(step_s.size()) < min_steps) {
@@ -109,7 +110,7 @@ void BM_EnvStep(benchmark::State& state, int64_t b, int64_t min_steps) {
       step_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
       step_cpu_s.push_back(ThreadCpuSeconds() - cpu0);
       if (!reward.ok()) {
-        ++errors;
+        if (errors++ == 0) first_error = std::string(reward.status().message());
         digest = Mix(digest, 1);
         need_reset = true;
         continue;
@@ -134,6 +135,10 @@ void BM_EnvStep(benchmark::State& state, int64_t b, int64_t min_steps) {
                  static_cast<long long>(
                      corpus.set->Prepared(b).value()->module->instruction_count()),
                  static_cast<unsigned long long>(digest));
+    if (!first_error.empty()) {
+      std::fprintf(stderr, "BM_EnvStep %s: first failed step: %s\n",
+                   corpus.set->name(b).c_str(), first_error.substr(0, 300).c_str());
+    }
   }
 }
 
