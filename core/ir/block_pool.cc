@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "core/base/prefetch.h"
 #include "oneapi/tbb/scalable_allocator.h"
 
 namespace hlogym {
@@ -66,11 +67,17 @@ class BlockList {
     }
     closed_ = true;
   }
-  void* Take() {
+  // Prefetches the block the next Take hands out: a step takes thousands
+  // in a row (a candidate's body, a module's copy), each freed long before
+  // and cold, and the read of its link and the constructor's writes to it
+  // stalled on the miss (TakeBlock was ~6% of a gpt2 step's time under
+  // perf, for ~1.5% of its instructions).
+  void* Take(size_t block_size) {
     if (head_ == nullptr) return nullptr;
     Block* block = head_;
     head_ = block->next;
     --count_;
+    if (head_ != nullptr) PrefetchForWrite(head_, block_size);
     return block;
   }
   bool Keep(void* block) {
@@ -109,7 +116,7 @@ BlockList& ListOf(BlockKind kind) {
 
 void* TakeBlock(BlockKind kind, size_t size, size_t block_size) {
   if (size == block_size) {
-    if (void* block = ListOf(kind).Take()) return block;
+    if (void* block = ListOf(kind).Take(block_size)) return block;
   }
   return AllocateBlock(size);
 }
