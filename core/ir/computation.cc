@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/prefetch.h"
 #include "core/ir/block_pool.h"
 #include "core/ir/module.h"
 
@@ -24,7 +25,12 @@ Computation::~Computation() {
   // Each dies as soon as its own links are dropped (clearing them reads no
   // neighbour): one pass over the instructions, not two (destroying the
   // last module, candidates included, was ~11% of an env step).
-  for (auto& inst : instructions_) {
+  // The instructions are cold (made a step ago): each is prefetched two
+  // ahead of its destruction.
+  const size_t n = instructions_.size();
+  for (size_t i = 0; i < n; ++i) {
+    PrefetchAhead(instructions_, i, sizeof(Instruction), 2);
+    std::unique_ptr<Instruction>& inst = instructions_[i];
     inst->operands_.clear();
     inst->users_.clear();
     inst->extras_.reset();
@@ -274,8 +280,9 @@ void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
     // are stored so: their ids are handed out in storage order.
     bool ids_in_order = true;
     int64_t previous = std::numeric_limits<int64_t>::min();
-    for (const auto& stored : instructions_) {
-      const Instruction* inst = stored.get();
+    for (size_t i = 0; i < instructions_.size(); ++i) {
+      PrefetchAhead(instructions_, i, 2 * kCacheLine);  // cold after a copy
+      const Instruction* inst = instructions_[i].get();
       const int64_t id = inst->unique_id();
       ids_in_order = id > previous;
       for (const Instruction* dep : inst->operands()) {

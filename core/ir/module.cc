@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "core/base/prefetch.h"
 #include "core/ir/unique_id_index.h"
 
 namespace hlogym {
@@ -52,8 +53,10 @@ void Module::RemoveUnreachableComputations() {
   std::vector<Computation*> reached = {entry_};
   entry_->reached_ = true;
   for (size_t i = 0; i < reached.size(); ++i) {
-    for (const auto& inst : reached[i]->instructions()) {
-      for (Computation* callee : inst->called_computations()) {
+    const auto& stored = reached[i]->instructions();
+    for (size_t k = 0; k < stored.size(); ++k) {
+      PrefetchAhead(stored, k, 2 * kCacheLine);  // the callees are in the second line
+      for (Computation* callee : stored[k]->called_computations()) {
         if (callee != nullptr && !callee->reached_) {
           callee->reached_ = true;
           reached.push_back(callee);
@@ -198,7 +201,11 @@ std::unique_ptr<Module> Module::CloneParts(const ClonePart& part) const {
       comp->MakePostOrder(order);
       walk = order;
     }
-    for (Instruction* inst : walk) {
+    for (size_t w = 0; w < walk.size(); ++w) {
+      // The originals are cold (made a step ago): each is prefetched a few
+      // ahead of its copy.
+      PrefetchAhead(walk, w, sizeof(Instruction), 3);
+      Instruction* inst = walk[w];
       if (!keep(inst)) continue;
       operands.clear();
       for (Instruction* operand : part.operands ? part.operands(*inst) : inst->operands()) {

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
+#include "core/base/prefetch.h"
 #include "core/base/status_macros.h"
 
 namespace hlogym {
@@ -228,7 +229,10 @@ size_t Key(const Instruction& inst, const Operands& operands) {
 // walks hundreds of small fused computations, most of them without a pair.
 bool MayHaveDuplicates(const Computation& computation) {
   uint64_t bits[16] = {};
-  for (const auto& inst : computation.instructions()) {
+  const auto& stored = computation.instructions();
+  for (size_t i = 0; i < stored.size(); ++i) {
+    PrefetchAhead(stored, i, sizeof(Instruction));  // the shape is past the links
+    const Instruction* inst = stored[i].get();
     if (inst->opcode() == Opcode::kParameter) continue;
     const Shape& shape = inst->shape();
     uint64_t h = (static_cast<uint64_t>(inst->opcode()) << 8) ^
@@ -261,7 +265,9 @@ absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
     if (!MayHaveDuplicates(*computation)) continue;
     seen.clear();
     computation->MakePostOrder(order);
-    for (Instruction* inst : order) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      PrefetchAhead(order, i, sizeof(Instruction));
+      Instruction* inst = order[i];
       if (rewriter.IsRemoved(inst) || !Mergeable(*inst, effects)) continue;
       const Operands operands = numbers.CanonicalOperands(*inst);
       auto& bucket = seen[Key(*inst, operands)];

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/prefetch.h"
 #include "core/base/status_macros.h"
 #include "core/ir/node_order.h"
 #include "core/rewrite/prune.h"
@@ -217,8 +218,12 @@ absl::StatusOr<std::unique_ptr<Module>> CloneWithChoices(
     computations.pop_back();
     // The root compared here, not through each instruction's parent.
     const Instruction* root = computation->root();
-    for (const auto& inst : computation->instructions()) {
-      if (inst.get() == root || !IsRemovableWhenDead(*inst)) mark(inst.get());
+    const auto& stored = computation->instructions();
+    for (size_t i = 0; i < stored.size(); ++i) {
+      // Cold (made a step ago): prefetched a few ahead.
+      PrefetchAhead(stored, i, kCacheLine);
+      const Instruction* inst = stored[i].get();
+      if (inst == root || !IsRemovableWhenDead(*inst)) mark(inst);
     }
     while (!stack.empty()) {
       const Instruction* inst = stack.back();

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/base/prefetch.h"
 
 namespace hlogym {
 
@@ -27,9 +28,11 @@ namespace {
 int64_t RemoveDeadInstructions(Computation& computation, bool* removed_calls) {
   absl::flat_hash_set<const Instruction*> dead;
   std::vector<Instruction*> worklist;
-  for (const auto& inst : computation.instructions()) {
-    if (inst->user_count() == 0 && IsRemovableWhenDead(*inst)) {
-      worklist.push_back(inst.get());
+  const auto& stored = computation.instructions();
+  for (size_t i = 0; i < stored.size(); ++i) {
+    PrefetchAhead(stored, i, kCacheLine);  // a step's copy is cold
+    if (stored[i]->user_count() == 0 && IsRemovableWhenDead(*stored[i])) {
+      worklist.push_back(stored[i].get());
     }
   }
   while (!worklist.empty()) {
