@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/base/prefetch.h"
 #include "core/ir/block_pool.h"
+#include "core/ir/instruction_table.h"
 #include "core/ir/module.h"
 
 namespace hlogym {
@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kFirstCapacity = 8;
 // Up to this many instructions, MakePostOrder checks the storage order by
-// searching it rather than through VisitState.
+// searching it rather than through a table of visit states.
 constexpr size_t kSmallComputation = 24;
 
 }  // namespace
@@ -158,99 +158,6 @@ absl::Status Computation::RemoveParameter(int64_t i) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// Visit states of MakePostOrder: 0 = unvisited, 1 = on the stack, 2 =
-// emitted. Indexed by unique id when the computation's ids are distinct and
-// span at most kMaxSpread, else hashed by address; both give the same
-// order. The slots live in a per-thread buffer (one VisitState at a time per
-// thread) and are tagged with a generation, so a walk neither clears nor
-// allocates them: an entry computation's ids spread over everything the
-// episode's dry passes numbered (tens of thousands of ids for a thousand
-// instructions), which outgrew a buffer cleared per walk, and the hashed
-// fallback cost ~400 instructions per node (most of MakePostOrder on a gpt2
-// env step's entry).
-class VisitState {
- public:
-  explicit VisitState(const std::vector<std::unique_ptr<Instruction>>& instructions)
-      : buffer_(Buffer()) {
-    if (instructions.empty()) return;
-    int64_t lo = instructions.front()->unique_id(), hi = lo;
-    for (const auto& inst : instructions) {
-      lo = std::min(lo, inst->unique_id());
-      hi = std::max(hi, inst->unique_id());
-    }
-    if (lo >= 0 && hi - lo < kMaxSpread) {
-      NextGeneration();
-      if (buffer_.tags.size() < static_cast<size_t>(hi - lo + 1)) {
-        buffer_.tags.resize(static_cast<size_t>(hi - lo + 1), 0);  // generation 0: never valid
-      }
-      base_ = lo;
-      size_ = hi - lo + 1;
-      // Two instructions sharing an id would share a slot: hashed then.
-      bool distinct = true;
-      for (const auto& inst : instructions) {
-        uint32_t& tag = buffer_.tags[static_cast<size_t>(inst->unique_id() - lo)];
-        if (tag >> 2 == buffer_.generation) {
-          distinct = false;
-          break;
-        }
-        tag = buffer_.generation << 2;  // state 0
-      }
-      if (distinct) {
-        dense_ = true;
-        return;
-      }
-    }
-    map_.reserve(instructions.size());
-  }
-
-  // The state of `inst`, 0 for one met first.
-  uint8_t Get(const Instruction* inst) {
-    if (uint32_t* tag = Slot(inst)) return *tag >> 2 == buffer_.generation ? (*tag & 3) : 0;
-    return map_[inst];
-  }
-  void Set(const Instruction* inst, uint8_t state) {
-    if (uint32_t* tag = Slot(inst)) {
-      *tag = buffer_.generation << 2 | state;
-    } else {
-      map_[inst] = state;
-    }
-  }
-
- private:
-  static constexpr int64_t kMaxSpread = int64_t{1} << 20;  // 4 MiB of tags at most
-  struct Tags {
-    std::vector<uint32_t> tags;
-    uint32_t generation = 0;
-  };
-  static Tags& Buffer() {
-    thread_local Tags buffer;
-    return buffer;
-  }
-  void NextGeneration() {
-    if (++buffer_.generation >= (uint32_t{1} << 30)) {
-      std::fill(buffer_.tags.begin(), buffer_.tags.end(), 0);
-      buffer_.generation = 1;
-    }
-  }
-  // The slot of `inst`, or null when it has none (an id outside the range,
-  // not one of the stored instructions, falls back to the map).
-  uint32_t* Slot(const Instruction* inst) {
-    if (!dense_) return nullptr;
-    const int64_t slot = inst->unique_id() - base_;
-    if (slot < 0 || slot >= size_) return nullptr;
-    return &buffer_.tags[static_cast<size_t>(slot)];
-  }
-
-  Tags& buffer_;
-  bool dense_ = false;
-  int64_t base_ = 0;
-  int64_t size_ = 0;
-  absl::flat_hash_map<const Instruction*, uint8_t> map_;
-};
-
-}  // namespace
 
 void* Computation::operator new(size_t size) {
   return TakeBlock(BlockKind::kComputation, size, sizeof(Computation));
@@ -335,19 +242,24 @@ void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
   // their users), the prefix it emitted is what the walk emits first, each
   // left emitted: the walk goes on after it with the same states and order
   // rather than indexing the ids again and re-walking the prefix.
-  VisitState state(instructions_);
+  // Visit states: 0 = unvisited, 1 = on the stack, 2 = emitted.
+  InstructionTable<uint8_t> states(this);
+  auto state_of = [&](const Instruction* inst) -> uint8_t {
+    const uint8_t* state = states.Find(inst);
+    return state == nullptr ? 0 : *state;
+  };
   size_t first = 0;
   for (; first < instructions_.size(); ++first) {
     Instruction* inst = instructions_[first].get();
     bool ready = true;
     for (const Instruction* dep : inst->operands()) {
-      if (dep->parent() == this && state.Get(dep) != 2) ready = false;
+      if (dep->parent() == this && state_of(dep) != 2) ready = false;
     }
     for (const Instruction* dep : inst->control_predecessors()) {
-      if (dep->parent() == this && state.Get(dep) != 2) ready = false;
+      if (dep->parent() == this && state_of(dep) != 2) ready = false;
     }
     if (!ready) break;
-    state.Set(inst, 2);
+    states.Set(inst, 2);
     order.push_back(inst);
   }
   if (first == instructions_.size()) return;
@@ -358,24 +270,24 @@ void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
   // stack was ~40% of the walk).
   auto ready = [&](const Instruction* inst) {
     for (const Instruction* dep : inst->operands()) {
-      if (dep->parent() == this && state.Get(dep) != 2) return false;
+      if (dep->parent() == this && state_of(dep) != 2) return false;
     }
     for (const Instruction* dep : inst->control_predecessors()) {
-      if (dep->parent() == this && state.Get(dep) != 2) return false;
+      if (dep->parent() == this && state_of(dep) != 2) return false;
     }
     return true;
   };
   std::vector<std::pair<Instruction*, size_t>> stack;
   for (size_t i = first; i < instructions_.size(); ++i) {
     Instruction* const start_inst = instructions_[i].get();
-    if (state.Get(start_inst) != 0) continue;
+    if (state_of(start_inst) != 0) continue;
     if (ready(start_inst)) {
-      state.Set(start_inst, 2);
+      states.Set(start_inst, 2);
       order.push_back(start_inst);
       continue;
     }
     stack.emplace_back(start_inst, 0);
-    state.Set(start_inst, 1);
+    states.Set(start_inst, 1);
     while (!stack.empty()) {
       auto& [inst, next] = stack.back();
       const size_t num_operands = inst->operands().size();
@@ -386,18 +298,18 @@ void Computation::MakePostOrder(std::vector<Instruction*>& order) const {
                                : inst->control_predecessors()[next - num_operands];
         ++next;
         if (dep->parent() != this) continue;
-        if (state.Get(dep) == 0) {
+        if (state_of(dep) == 0) {
           if (ready(dep)) {
-            state.Set(dep, 2);
+            states.Set(dep, 2);
             order.push_back(dep);
           } else {
-            state.Set(dep, 1);
+            states.Set(dep, 1);
             stack.emplace_back(dep, 0);
           }
         }
         continue;
       }
-      state.Set(inst, 2);
+      states.Set(inst, 2);
       order.push_back(inst);
       stack.pop_back();
     }

@@ -4,12 +4,12 @@
 #include <array>
 #include <bit>
 #include <cstring>
-#include <limits>
+#include <stdexcept>
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
-#include "core/ir/unique_id_index.h"
+#include "core/ir/instruction_table.h"
 
 namespace hlogym {
 namespace {
@@ -205,117 +205,12 @@ void HashAttrs(Hasher& h, const OpAttrs& attrs) {
       attrs);
 }
 
-// Fingerprinter's memo of instruction hashes. For a whole module whose
-// instructions have distinct ids spanning at most kMaxSpread, a per-thread
-// table indexed by unique id, its slots tagged with a generation so that a
-// fingerprint neither clears nor allocates it (one table per thread: one
-// fingerprint at a time per thread); otherwise, and for an instruction of
-// another module, a hash map by address. Both give the same hashes. The
-// map's lookups, three per edge, cost ~5% of a gpt2 env step's fingerprint
-// more than the table does.
-class InstructionHashes {
- public:
-  // Dense when `module` allows it; with no module, hashed.
-  explicit InstructionHashes(const Module* module) : table_(Table()) {
-    if (module == nullptr) return;
-    size_t n = 0;
-    int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
-    for (const auto& computation : module->computations()) {
-      for (const auto& inst : computation->instructions()) {
-        lo = std::min(lo, inst->unique_id());
-        hi = std::max(hi, inst->unique_id());
-      }
-      n += computation->instructions().size();
-    }
-    if (n == 0 || lo < 0 || hi - lo >= kMaxSpread) {
-      map_.reserve(n);
-      return;
-    }
-    NextGenerations();
-    if (table_.tags.size() < static_cast<size_t>(hi - lo + 1)) {
-      table_.tags.resize(static_cast<size_t>(hi - lo + 1), 0);  // generation 0: never valid
-      table_.hashes.resize(table_.tags.size());
-    }
-    // Two instructions sharing an id would share a slot: hashed then.
-    const uint32_t seen = table_.generation - 1;
-    for (const auto& computation : module->computations()) {
-      for (const auto& inst : computation->instructions()) {
-        uint32_t& tag = table_.tags[static_cast<size_t>(inst->unique_id() - lo)];
-        if (tag == seen) {
-          map_.reserve(n);
-          return;
-        }
-        tag = seen;
-      }
-    }
-    module_ = module;
-    base_ = lo;
-    size_ = hi - lo + 1;
-  }
-
-  // The hash of `inst`, or null when it has none yet.
-  const uint64_t* Find(const Instruction* inst) const {
-    if (const int64_t slot = Slot(inst); slot >= 0) {
-      return table_.tags[slot] == table_.generation ? &table_.hashes[slot] : nullptr;
-    }
-    auto it = map_.find(inst);
-    return it == map_.end() ? nullptr : &it->second;
-  }
-  // The hash of `inst`, which must have one.
-  uint64_t At(const Instruction* inst) const {
-    if (const uint64_t* hash = Find(inst)) return *hash;
-    return map_.at(inst);  // throws, as a missing one is a bug
-  }
-  void Set(const Instruction* inst, uint64_t hash) {
-    if (const int64_t slot = Slot(inst); slot >= 0) {
-      table_.tags[slot] = table_.generation;
-      table_.hashes[slot] = hash;
-    } else {
-      map_[inst] = hash;
-    }
-  }
-
- private:
-  static constexpr int64_t kMaxSpread = int64_t{1} << 20;  // 12 MiB of table at most
-  struct Tables {
-    std::vector<uint32_t> tags;
-    std::vector<uint64_t> hashes;
-    uint32_t generation = 0;
-  };
-  static Tables& Table() {
-    thread_local Tables table;
-    return table;
-  }
-  // Two generations a fingerprint: the id check's mark, then "hashed".
-  void NextGenerations() {
-    if (table_.generation >= (uint32_t{1} << 31)) {
-      std::fill(table_.tags.begin(), table_.tags.end(), 0);
-      table_.generation = 0;
-    }
-    table_.generation += 2;
-  }
-  // The slot of `inst` in the table, or -1 when it is hashed: an
-  // instruction of another module may share an id with one of this one.
-  int64_t Slot(const Instruction* inst) const {
-    if (module_ == nullptr || inst->parent() == nullptr || inst->parent()->parent() != module_) {
-      return -1;
-    }
-    const int64_t slot = inst->unique_id() - base_;
-    return slot >= 0 && slot < size_ ? slot : -1;
-  }
-
-  Tables& table_;
-  const Module* module_ = nullptr;  // non-null: dense
-  int64_t base_ = 0;
-  int64_t size_ = 0;
-  absl::flat_hash_map<const Instruction*, uint64_t> map_;
-};
-
 class Fingerprinter {
  public:
-  // `module`: the module whose instructions it hashes, when all are
-  // (Fingerprint(Module)), for InstructionHashes' table.
-  explicit Fingerprinter(const Module* module = nullptr) : instructions_(module) {}
+  Fingerprinter() = default;
+  // For hashing every instruction of `module` (Fingerprint(Module)): the
+  // memo is then indexed by unique id.
+  explicit Fingerprinter(const Module& module) : instructions_(module) {}
   // Parameters of `computation` then hash without their number.
   void set_unnumbered_parameters(const Computation* computation) { unnumbered_ = computation; }
 
@@ -329,7 +224,7 @@ class Fingerprinter {
     }
     if (c.root() != nullptr) {
       h.Int(static_cast<int64_t>(Of(*c.root())));
-      h.Int(static_cast<int64_t>(SharingOf(*c.root(), c.instruction_count())));
+      h.Int(static_cast<int64_t>(SharingOf(*c.root())));
     }
     return computations_[&c] = h.value();
   }
@@ -363,7 +258,7 @@ class Fingerprinter {
       const uint64_t hash = Hash(*inst);
       instructions_.Set(inst, hash);
     }
-    return instructions_.At(&root);
+    return HashOf(&root);
   }
 
  private:
@@ -375,7 +270,7 @@ class Fingerprinter {
     Walk operands(inst.operands().begin(), inst.operands().end());
     if (inst.opcode() == Opcode::kAlternatives) {
       std::stable_sort(operands.begin(), operands.end(), [&](const auto* a, const auto* b) {
-        return instructions_.At(a) < instructions_.At(b);
+        return HashOf(a) < HashOf(b);
       });
     }
     return operands;
@@ -386,9 +281,8 @@ class Fingerprinter {
   // root reaches in a canonical order (a depth-first walk over operands) and
   // hashing each one's operand numbers tells the two apart. Iterative, as
   // Of(): deep graphs must not overflow the stack.
-  // `size`: how many instructions the walk may number (the computation's).
-  uint64_t SharingOf(const Instruction& root, int64_t size) {
-    Numbers number(root.parent(), size);
+  uint64_t SharingOf(const Instruction& root) {
+    Numbers number(root.parent());
     int64_t finished = 0;
     Hasher h;
     std::vector<Frame>& stack = frames_;  // reused: one walk per computation
@@ -411,64 +305,21 @@ class Fingerprinter {
   }
 
   // SharingOf's numbers: -1 while an instruction is on the stack, then its
-  // place in the walk. Indexed by unique id when the computation's ids are
-  // distinct and dense (as a module hands them out), in a buffer reused
-  // across computations; else hashed by address (both number alike). A hash
-  // map per computation was most of SharingOf's cost.
+  // place in the walk.
   class Numbers {
    public:
-    Numbers(const Computation* computation, int64_t size)
-        : computation_(computation), dense_(Scratch()) {
-      dense_.clear();
-      if (computation != nullptr) {
-        const int64_t n = static_cast<int64_t>(computation->instructions().size());
-        if (IndexByUniqueId(computation->instructions(), 4 * n + 64, kUnseen, kMarked, dense_,
-                            base_)) {
-          return;
-        }
-      }
-      // Sized once: growing it was most of this walk's mallocs.
-      map_.reserve(static_cast<size_t>(std::max<int64_t>(size, 1)));
-    }
+    explicit Numbers(const Computation* computation) : numbers_(computation) {}
     // Marks `inst` as on the stack; false if it was met before.
     bool Enter(const Instruction* inst) {
-      if (int64_t* slot = Slot(inst)) {
-        if (*slot != kUnseen) return false;
-        *slot = -1;
-        return true;
-      }
-      return map_.try_emplace(inst, -1).second;
+      if (numbers_.Find(inst) != nullptr) return false;
+      numbers_.Set(inst, -1);
+      return true;
     }
-    void Finish(const Instruction* inst, int64_t number) {
-      if (int64_t* slot = Slot(inst)) {
-        *slot = number;
-      } else {
-        map_[inst] = number;
-      }
-    }
-    int64_t Of(const Instruction* inst) {
-      if (int64_t* slot = Slot(inst)) return *slot;
-      return map_.at(inst);
-    }
+    void Finish(const Instruction* inst, int64_t number) { numbers_.Set(inst, number); }
+    int64_t Of(const Instruction* inst) const { return *numbers_.Find(inst); }
 
    private:
-    static constexpr int64_t kUnseen = -2;
-    static constexpr int64_t kMarked = -3;
-    // The dense slot of `inst`, or null when it has none (hashed instead).
-    int64_t* Slot(const Instruction* inst) {
-      if (dense_.empty() || inst->parent() != computation_) return nullptr;
-      const int64_t slot = inst->unique_id() - base_;
-      if (slot < 0 || slot >= static_cast<int64_t>(dense_.size())) return nullptr;
-      return &dense_[static_cast<size_t>(slot)];
-    }
-    static std::vector<int64_t>& Scratch() {
-      thread_local std::vector<int64_t> buffer;
-      return buffer;
-    }
-    const Computation* computation_;
-    std::vector<int64_t>& dense_;
-    int64_t base_ = 0;
-    absl::flat_hash_map<const Instruction*, int64_t> map_;
+    InstructionTable<int64_t> numbers_;
   };
 
   struct Frame {
@@ -504,20 +355,29 @@ class Fingerprinter {
       h.Int(callee == nullptr ? 0 : static_cast<int64_t>(Of(*callee)));
     }
     absl::InlinedVector<uint64_t, 4> operands;
-    for (const Instruction* o : inst.operands()) operands.push_back(instructions_.At(o));
+    for (const Instruction* o : inst.operands()) operands.push_back(HashOf(o));
     // Alternatives are an unordered set of choices, as in HloEnv's hash.
     if (inst.opcode() == Opcode::kAlternatives) std::sort(operands.begin(), operands.end());
     h.Int(static_cast<int64_t>(operands.size()));
     for (uint64_t o : operands) h.Int(static_cast<int64_t>(o));
     absl::InlinedVector<uint64_t, 4> preds;
-    for (const Instruction* p : inst.control_predecessors()) preds.push_back(instructions_.At(p));
+    for (const Instruction* p : inst.control_predecessors()) preds.push_back(HashOf(p));
     std::sort(preds.begin(), preds.end());
     for (uint64_t p : preds) h.Int(static_cast<int64_t>(p));
     return h.value();
   }
 
   absl::flat_hash_map<const Computation*, uint64_t> computations_;
-  InstructionHashes instructions_;
+  // The memo of instruction hashes. Its lookups, three per edge, by address
+  // cost ~5% of a gpt2 env step's fingerprint more than by id.
+  InstructionTable<uint64_t> instructions_;
+  // The hash of `inst`, which must have one.
+  uint64_t HashOf(const Instruction* inst) const {
+    const uint64_t* hash = instructions_.Find(inst);
+    // A walk hashes operands before their users; a miss is a bug.
+    if (hash == nullptr) throw std::logic_error("fingerprint: a value used before it was hashed");
+    return *hash;
+  }
   const Computation* unnumbered_ = nullptr;
 };
 
@@ -526,7 +386,7 @@ class Fingerprinter {
 uint64_t Fingerprint(const Module& module) {
   Hasher h;
   if (module.entry() != nullptr) {
-    Fingerprinter f(&module);
+    Fingerprinter f(module);
     h.Int(static_cast<int64_t>(f.Of(*module.entry())));
   }
   if (const auto& layout = module.entry_computation_layout()) {
