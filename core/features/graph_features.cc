@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/prefetch.h"
 #include "core/features/attribute_features.h"
 #include "core/ir/node_order.h"
 #include "core/ir/unique_id_index.h"
@@ -55,14 +56,10 @@ void PutShape(const Shape& shape, float* type, float* rank, float* dims,
 }
 
 // A large graph's instructions are out of cache by the time each pass below
-// reaches them (a 20K-node module is several MiB of them): each pass asks
-// for the instruction a few nodes ahead, its first two lines (opcode,
+// reaches them (a 20K-node module is several MiB of them): each pass
+// prefetches the instruction a few nodes ahead, its first two lines (opcode,
 // shape, operands).
-constexpr size_t kPrefetchAhead = 4;
-inline void Prefetch(const Instruction* inst) {
-  __builtin_prefetch(inst);
-  __builtin_prefetch(reinterpret_cast<const char*>(inst) + 64);
-}
+constexpr size_t kNodeBytesRead = 2 * kCacheLine;
 
 // Every edge of the graph, grouped by target in node order.
 struct Edge {
@@ -144,7 +141,7 @@ const Graph& BuildGraph(const Module& module) {
   g.first_edge.reserve(n + 1);
   for (size_t t = 0; t < n; ++t) {
     g.first_edge.push_back(static_cast<int32_t>(g.edges.size()));
-    if (t + kPrefetchAhead < n) Prefetch(g.nodes[t + kPrefetchAhead]);
+    PrefetchAhead(g.nodes, t, kNodeBytesRead);
     const Instruction* inst = g.nodes[t];
     const int32_t target = static_cast<int32_t>(t);
     const bool is_alt = inst->opcode() == Opcode::kAlternatives;
@@ -277,7 +274,7 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
 
   thread_local Log2Memo log2_of;
   for (int64_t i = 0; i < n; ++i) {
-    if (i + static_cast<int64_t>(kPrefetchAhead) < n) Prefetch(g.nodes[i + kPrefetchAhead]);
+    PrefetchAhead(g.nodes, static_cast<size_t>(i), kNodeBytesRead);
     const Instruction* inst = g.nodes[i];
     float* f = view.node_features + i * kNodeFeatureCount;
     std::fill_n(f, kNodeAttrs, 0.f);  // EncodeAttributes writes all its columns
