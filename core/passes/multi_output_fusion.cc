@@ -59,9 +59,9 @@ std::vector<Instruction*> GraphPostOrder(const Computation& computation) {
 class MultiOutputFuser {
  public:
   MultiOutputFuser(Computation& computation, Rewriter& rewriter, const FusionOptions& options,
-                   FusionAnalysis& analysis)
+                   FusionAnalysis& analysis, const MultiOutputFusionPass::MergeObserver& observer)
       : computation_(computation), rewriter_(rewriter), options_(options),
-        analysis_(analysis), reach_(computation) {}
+        analysis_(analysis), observer_(observer), reach_(computation) {}
 
   absl::StatusOr<bool> Run() {
     const std::vector<Instruction*> order = GraphPostOrder(computation_);
@@ -116,6 +116,7 @@ class MultiOutputFuser {
             ++offers_[a];
             ++offers_[b];
           } else {
+            if (observer_) observer_({a, b}, *fused);
             Merged(fused, done);
             merged = true;  // the users changed: look at them again
           }
@@ -155,6 +156,7 @@ class MultiOutputFuser {
       done.push_back({producer, produced});
       changed_ = true;
       if (!rewriter_.dry()) {
+        if (observer_) observer_({producer, consumer}, *fused);
         Merged(fused, done);
         return absl::OkStatus();  // the consumer is gone
       }
@@ -195,6 +197,7 @@ class MultiOutputFuser {
   Rewriter& rewriter_;
   const FusionOptions& options_;
   FusionAnalysis& analysis_;
+  const MultiOutputFusionPass::MergeObserver& observer_;
   ReachabilityMap reach_;
   absl::flat_hash_map<const Instruction*, int64_t> rank_;
   bool changed_ = false;
@@ -209,7 +212,7 @@ absl::StatusOr<bool> MultiOutputFusionPass::Run(Module& module, Rewriter& rewrit
   bool changed = false;
   FusionAnalysis analysis(module, rewriter.dry());
   for (Computation* computation : FusibleComputations(module)) {
-    MultiOutputFuser fuser(*computation, rewriter, options_, analysis);
+    MultiOutputFuser fuser(*computation, rewriter, options_, analysis, observer_);
     ASSIGN_OR_RETURN(const bool fused, fuser.Run());
     changed |= fused;
   }

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "core/passes/fusion_legality.h"
 #include "core/rewrite/pass.h"
@@ -33,8 +35,19 @@ class MultiOutputFusionPass : public Pass {
   std::string_view name() const override { return "multi-output-fusion"; }
   absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override;
 
+  // Apply mode: called after each merge with the instructions merged (two
+  // siblings, or a producer and its consumer; either may be a fusion the
+  // run made before) and the fusion that took them in. They are freed when
+  // the pass ends: keep their ids, not the pointers. What one run merges
+  // into what cannot always be read off the result: a member whose readers
+  // all joined another fusion leaves no trace outside of where it went.
+  using MergeObserver =
+      std::function<void(const std::vector<const Instruction*>& members, const Instruction& fusion)>;
+  void set_merge_observer(MergeObserver observer) { observer_ = std::move(observer); }
+
  private:
   FusionOptions options_;
+  MergeObserver observer_;
 };
 
 }  // namespace hlogym

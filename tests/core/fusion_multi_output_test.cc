@@ -2,9 +2,15 @@
 // merges in apply mode, the candidates of dry mode, and correctness of every
 // combination of choices.
 #include "core/passes/multi_output_fusion.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "core/rewrite/prune.h"
 #include "core/text/printer.h"
 #include "tests/core/fusion_test_util.h"
+#include "tests/core/parser_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -66,6 +72,43 @@ TEST(MultiOutputFusionTest, SiblingsReadingOneInputBecomeOneKernel) {
     EXPECT_EQ(user->opcode(), Opcode::kGetTupleElement);
   }
   EXPECT_EQ(CheckAgainst(*original, *module), "");
+}
+
+TEST(MultiOutputFusionTest, TheMergeObserverSeesEveryMergeOfAnApplyRun) {
+  // One run merges the three siblings pair by pair: the second merge takes
+  // in the fusion the first made. Dry mode merges nothing, so reports none.
+  auto module = ParseWithReducers(kSiblings);
+  ASSERT_NE(module, nullptr);
+  std::vector<std::pair<std::vector<int64_t>, int64_t>> merges;
+  MultiOutputFusionPass pass;
+  pass.set_merge_observer(
+      [&](const std::vector<const Instruction*>& members, const Instruction& fusion) {
+        std::vector<int64_t> ids;
+        for (const Instruction* member : members) ids.push_back(member->unique_id());
+        merges.emplace_back(ids, fusion.unique_id());
+      });
+  auto dry = module->Clone();
+  ASSERT_TRUE(RunDryPass(pass, *dry).ok());
+  EXPECT_TRUE(merges.empty());
+  std::vector<int64_t> siblings;
+  for (const char* name : {"l1", "l2", "r"}) {
+    const Instruction* sibling = testing_util::FindInstruction(*module, name);
+    ASSERT_NE(sibling, nullptr) << name;
+    siblings.push_back(sibling->unique_id());
+  }
+  ASSERT_TRUE(RunPass(pass, *module).ok());
+  std::vector<const Instruction*> fusions = Fusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  ASSERT_EQ(merges.size(), 2u);
+  EXPECT_EQ(merges[1].second, fusions[0]->unique_id());
+  std::vector<int64_t> members = merges[0].first;
+  members.push_back(merges[1].first[0] == merges[0].second ? merges[1].first[1]
+                                                           : merges[1].first[0]);
+  EXPECT_TRUE(std::find(merges[1].first.begin(), merges[1].first.end(), merges[0].second) !=
+              merges[1].first.end());
+  std::sort(members.begin(), members.end());
+  std::sort(siblings.begin(), siblings.end());
+  EXPECT_EQ(members, siblings);
 }
 
 TEST(MultiOutputFusionTest, ReductionsOfOneInputShareTheirLoop) {
