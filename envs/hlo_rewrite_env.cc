@@ -63,6 +63,8 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
   std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
   std::vector<Instruction*> saved_entry_order = std::move(entry_order_);
   const DryCursor saved_dry = dry_;
+  RoundStart saved_round_start = std::move(round_start_);
+  round_start_ = RoundStart();
   module_ = prepared->module->Clone();
   dry_ = DryCursor();
   info_ = EnvInfo();
@@ -83,6 +85,7 @@ absl::Status HloRewriteEnv::Reset(std::optional<uint64_t> seed,
     alternatives_ = std::move(saved_alternatives);
     entry_order_ = std::move(saved_entry_order);
     dry_ = saved_dry;
+    round_start_ = std::move(saved_round_start);
   }
   return offered;
 }
@@ -178,16 +181,21 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   module_ = std::move(next);
   info_.fingerprint = Fingerprint(*module_);
   if (!spec_.dry_stages.empty()) {
-    // A pass that changed the module is asked again; one whose offers were
-    // all declined is done, as a fixed-point loop moves on from a pass that
-    // changed nothing.
+    // A pass that changed the module is asked again: its round goes on.
+    // Once its offers are all declined its round (one run of the pass) is
+    // over and the next pass of the stage is asked. A round that changed
+    // nothing counts towards the stage's end; one that changed something
+    // does not, as a fixed-point loop runs every pass once more after an
+    // iteration that changed something (the pass too: a second run of
+    // multi-output fusion can merge what the first made).
+    const bool round_changed = dry_.continues_round;
     dry_.continues_round =
         std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; });
     if (dry_.continues_round) {
       dry_.idle = 0;
     } else {
       dry_.pass = (dry_.pass + 1) % spec_.dry_stages[dry_.stage].size();
-      ++dry_.idle;
+      if (!round_changed) ++dry_.idle;
     }
   }
   if (absl::Status s = OfferAlternatives(); !s.ok()) {
@@ -198,6 +206,14 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     entry_order_ = std::move(saved_entry_order);
     dry_ = saved_dry;
     return s;
+  }
+  // The round goes on (the same pass offers again): its first step's module
+  // is kept, once; a new round starts from the module now offered.
+  if (!dry_.continues_round) {
+    round_start_ = RoundStart();
+  } else if (round_start_.module == nullptr) {
+    round_start_.module = std::move(saved);
+    round_start_.alternatives = std::move(saved_alternatives);
   }
   const double reward = info_.original_runtime > 0
                             ? (info_.current_runtime - runtime) / info_.original_runtime
@@ -220,6 +236,18 @@ absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view,
   return WriteObservation(*module_, spec_.limits, view);
 }
 
+absl::StatusOr<std::unique_ptr<Module>> HloRewriteEnv::RoundStartModule() const {
+  if (module_ == nullptr) {
+    return absl::FailedPreconditionError("no round before reset: call reset first");
+  }
+  if (round_start_.module == nullptr) {
+    return CloneWithChoices(*module_, alternatives_,
+                            std::vector<int64_t>(alternatives_.size(), 0));
+  }
+  return CloneWithChoices(*round_start_.module, round_start_.alternatives,
+                          std::vector<int64_t>(round_start_.alternatives.size(), 0));
+}
+
 std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
   std::unique_ptr<HloRewriteEnv> copy(new HloRewriteEnv(spec_, benchmarks_, 0));
   copy->rng_ = rng_;
@@ -228,6 +256,7 @@ std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
     copy->alternatives_ = FindAlternatives(*copy->module_);
   }
   copy->dry_ = dry_;
+  copy->round_start_ = round_start_;
   copy->info_ = info_;
   copy->record_ = record_;
   copy->choice_counts_ = choice_counts_;

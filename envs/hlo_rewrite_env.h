@@ -104,6 +104,13 @@ class HloRewriteEnv {
   // offered now). An agent retracing an apply-mode run can tell what that
   // run would not have seen yet. With dry_passes every step is a round.
   int64_t round_first_id() const { return dry_.round_first_id; }
+  // The module the current round began on, without alternatives: the one
+  // its first step was offered on, as EndModule would give it then (the
+  // current end module when this step begins the round). One apply-mode run
+  // of the pass there is what the pipeline's run makes of the round; later
+  // steps see a module partly rewritten by the round, where a run would
+  // merge more (multi-output fusion's siblings of a fusion it just made).
+  absl::StatusOr<std::unique_ptr<Module>> RoundStartModule() const;
   // The alternatives nodes now offered (FindAlternatives(module()), kept
   // from when they were offered: agents need not walk every candidate again).
   const std::vector<AlternativeNode>& alternatives() const { return alternatives_; }
@@ -147,6 +154,14 @@ class HloRewriteEnv {
   // found alternatives_ so that the next step's copy need not walk it again;
   // empty when that walk did not order the entry.
   std::vector<Instruction*> entry_order_;
+  // With dry_stages, while a round goes on past its first step: the module
+  // of that step, with the alternatives then offered (kept rather than
+  // freed at the step; shared by forks, never changed). Empty otherwise.
+  struct RoundStart {
+    std::shared_ptr<const Module> module;
+    std::vector<AlternativeNode> alternatives;
+  };
+  RoundStart round_start_;
 };
 
 }  // namespace hlogym

@@ -1,6 +1,7 @@
 // Tests of one environment: episodes, rewards, errors, forks.
 #include "envs/hlo_rewrite_env.h"
 
+#include <memory>
 #include <vector>
 
 #include "core/ir/fingerprint.h"
@@ -127,8 +128,12 @@ TEST(HloRewriteEnvTest, DryStagesOfferAPassWhileItChangesSomethingAndNeverGoBack
   EXPECT_EQ(env->info().dry_pass, "fusion");
   ASSERT_TRUE(env->Step(all(1)).ok());  // a change: fusion is asked again
   EXPECT_EQ(env->info().dry_pass, "fusion");
-  ASSERT_TRUE(env->Step(all(0)).ok());  // the round goes on
+  ASSERT_TRUE(env->Step(all(0)).ok());  // fusion's round is over
   EXPECT_EQ(env->info().dry_pass, "test-double-negation");
+  // Fusion's round changed the module: as in a fixed-point loop's next
+  // iteration, every pass is asked again, fusion too.
+  ASSERT_TRUE(env->Step(all(0)).ok());
+  EXPECT_EQ(env->info().dry_pass, "fusion");
   ASSERT_TRUE(env->Step(all(0)).ok());  // two passes in a row changed nothing
   EXPECT_TRUE(env->info().terminated);
 
@@ -140,6 +145,48 @@ TEST(HloRewriteEnvTest, DryStagesOfferAPassWhileItChangesSomethingAndNeverGoBack
   ASSERT_TRUE(rotating->Reset(0, 2).ok());
   ASSERT_TRUE(rotating->Step(std::vector<int64_t>(rotating->choice_counts().size(), 0)).ok());
   EXPECT_EQ(rotating->info().dry_pass, "fusion");
+}
+
+TEST(HloRewriteEnvTest, RoundStartModuleIsTheModuleTheRoundBeganOn) {
+  EnvSpec spec = TestSpec(16);
+  spec.dry_passes.clear();
+  spec.dry_stages = {{"fusion"}};
+  spec.limits = {256, 512, 64, 16};
+  auto env = HloRewriteEnv::Create(spec, TestBenchmarks(), 0).value();
+  auto all = [&](int64_t choice) {
+    return std::vector<int64_t>(env->choice_counts().size(), choice);
+  };
+  auto round_start = [](const HloRewriteEnv& e) -> uint64_t {
+    absl::StatusOr<std::unique_ptr<Module>> module = e.RoundStartModule();
+    EXPECT_TRUE(module.ok()) << module.status();
+    return module.ok() ? Fingerprint(**module) : 0;
+  };
+  EXPECT_FALSE(env->RoundStartModule().ok());  // before reset
+  ASSERT_TRUE(env->Reset(0, 2).ok());
+  const uint64_t start = env->info().fingerprint;
+  EXPECT_EQ(round_start(*env), start);
+  // Taken, the round goes on: its start stays, for forks too.
+  ASSERT_TRUE(env->Step(all(1)).ok());
+  ASSERT_EQ(env->info().dry_pass, "fusion");
+  ASSERT_NE(env->info().fingerprint, start);
+  EXPECT_EQ(round_start(*env), start);
+  std::unique_ptr<HloRewriteEnv> fork = env->Fork();
+  EXPECT_EQ(round_start(*fork), start);
+  ASSERT_TRUE(env->Step(all(1)).ok());
+  ASSERT_FALSE(env->info().terminated);
+  EXPECT_EQ(round_start(*env), start);
+  EXPECT_EQ(round_start(*fork), start);
+  // Declined, the round is over; the pass changed the module, so it is
+  // asked again, in a round that starts from the module now.
+  ASSERT_TRUE(env->Step(all(0)).ok());
+  ASSERT_EQ(env->info().dry_pass, "fusion");
+  EXPECT_EQ(round_start(*env), env->info().fingerprint);
+  // A round that changes nothing ends the stage.
+  ASSERT_TRUE(env->Step(all(0)).ok());
+  EXPECT_TRUE(env->info().terminated);
+  // A new episode starts a new round.
+  ASSERT_TRUE(fork->Reset(0, 1).ok());
+  EXPECT_EQ(round_start(*fork), fork->info().fingerprint);
 }
 
 TEST(HloRewriteEnvTest, SeededResetsDrawTheSameBenchmarks) {
