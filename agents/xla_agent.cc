@@ -2,15 +2,20 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "agents/choice_groups.h"
 #include "agents/episode_runner.h"
 #include "core/base/status_macros.h"
 #include "core/ir/computation.h"
+#include "core/passes/multi_output_fusion.h"
+#include "core/passes/pass_registry.h"
 #include "core/rewrite/decisions.h"
+#include "core/rewrite/pass.h"
 #include "envs/benchmark_set.h"
 
 namespace hlogym {
@@ -80,10 +85,12 @@ std::vector<int64_t> FreeMemberFusions(const std::vector<ChoiceGroup>& groups,
   return group_choices;
 }
 
-// For every outer instruction of `before` that an apply-mode run of a
-// fusion pass merged away, the unique id of the fusion in `after` (the
-// result) that took it in: the one its users read instead, or, for a member
-// read only by other members, theirs.
+// For every outer instruction of `before` that fusion merged away in
+// `after`, the unique id of the fusion of `after` its users now read
+// instead (for a tuple-shaped one read only through get-tuple-elements,
+// theirs). One whose users were all merged away too is left out: where it
+// went (with them, or into another fusion they read) the result does not
+// tell.
 absl::flat_hash_map<int64_t, int64_t> MergedInto(const Module& before, const Module& after) {
   absl::flat_hash_map<int64_t, int64_t> merged;
   for (const auto& computation : before.computations()) {
@@ -107,40 +114,101 @@ absl::flat_hash_map<int64_t, int64_t> MergedInto(const Module& before, const Mod
         }
       }
     }
-    for (bool more = true; more;) {
-      more = false;
-      for (const Instruction* inst : gone) {
-        if (merged.contains(inst->unique_id())) continue;
-        for (const Instruction* user : inst->users()) {
-          auto it = merged.find(user->unique_id());
-          if (it == merged.end()) continue;
-          merged[inst->unique_id()] = it->second;
-          more = true;
-          break;
-        }
+    for (const Instruction* inst : gone) {
+      const auto& users = inst->users();
+      if (merged.contains(inst->unique_id()) ||
+          !std::all_of(users.begin(), users.end(), [](const Instruction* user) {
+            return user->opcode() == Opcode::kGetTupleElement;
+          })) {
+        continue;
+      }
+      for (const Instruction* user : users) {
+        auto it = merged.find(user->unique_id());
+        if (it == merged.end()) continue;
+        merged[inst->unique_id()] = it->second;
+        break;
       }
     }
   }
   return merged;
 }
 
+// The member a multi-output or horizontal fusion merges: the group's
+// original, or the tuple-shaped instruction whose element it is.
+const Instruction* Member(const Instruction* original) {
+  return original->opcode() == Opcode::kGetTupleElement ? original->operand(0) : original;
+}
+
 // Multi-output fusion: of the fusions offered, those whose members one
-// fusion of an apply-mode run from here takes in together. The pass merges
-// a sibling into the fusion it just made before looking further, which pair
-// by pair merges reach only in that order.
+// fusion of one apply-mode run takes in together. The run is the
+// pipeline's for this round: from the module the round began on (later
+// steps see it partly merged, where a run merges more, e.g. a sibling into a
+// fusion the round made, which the pipeline leaves to its next round). The
+// pass merges a sibling into the fusion it just made before looking
+// further, which pair by pair merges reach only in that order. A member the
+// round made stands for what it took in of the round's start, as far as
+// its readers there tell (all it took in is of one fusion of the run: the
+// steps took it so).
 absl::StatusOr<std::vector<int64_t>> ApplyModeMerges(const HloRewriteEnv& env,
                                                      const std::vector<ChoiceGroup>& groups) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> before, EndModule(env));
-  std::unique_ptr<Module> after = before->Clone();
-  RETURN_IF_ERROR(RunPassSpecs({env.info().dry_pass}, *after));
-  const absl::flat_hash_map<int64_t, int64_t> merged = MergedInto(*before, *after);
-  return FreeMemberFusions(groups, [&](const std::vector<const Instruction*>& members) {
-    auto first = merged.find(members.front()->unique_id());
-    if (first == merged.end()) return false;
-    return std::all_of(members.begin(), members.end(), [&](const Instruction* member) {
-      auto it = merged.find(member->unique_id());
-      return it != merged.end() && it->second == first->second;
-    });
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> start, env.RoundStartModule());
+  // Per fusion the round made: the members of its start it took in (a
+  // tuple-shaped one for its get-tuple-elements, as the pass merges it).
+  absl::flat_hash_map<int64_t, std::vector<int64_t>> taken_in;
+  {
+    absl::flat_hash_set<int64_t> elements;
+    for (const auto& computation : start->computations()) {
+      for (const auto& inst : computation->instructions()) {
+        if (inst->opcode() == Opcode::kGetTupleElement) elements.insert(inst->unique_id());
+      }
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> now, EndModule(env));
+    for (const auto& [inst, fusion] : MergedInto(*start, *now)) {
+      if (!elements.contains(inst)) taken_in[fusion].push_back(inst);
+    }
+  }
+  // The run, on the round's start, and per merge the fusion that took in
+  // each of its members (a fusion the run made may be merged on).
+  ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, CreatePass(env.info().dry_pass));
+  auto* multi_output = dynamic_cast<MultiOutputFusionPass*>(pass.get());
+  if (multi_output == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("`", env.info().dry_pass, "` is no multi-output fusion pass"));
+  }
+  absl::flat_hash_map<int64_t, int64_t> merged_into;
+  multi_output->set_merge_observer(
+      [&](const std::vector<const Instruction*>& members, const Instruction& fusion) {
+        for (const Instruction* member : members) merged_into[member->unique_id()] = fusion.unique_id();
+      });
+  RETURN_IF_ERROR(RunPass(*pass, *start).status());
+  // The fusion of the run's result that took `id` (of the round's start) in.
+  auto planned = [&](int64_t id) -> std::optional<int64_t> {
+    auto it = merged_into.find(id);
+    if (it == merged_into.end()) return std::nullopt;
+    for (auto next = merged_into.find(it->second); next != merged_into.end();
+         next = merged_into.find(it->second)) {
+      it = next;
+    }
+    return it->second;
+  };
+  const int64_t round_first_id = env.round_first_id();
+  return FreeMemberFusions(groups, [&](const std::vector<const Instruction*>& originals) {
+    std::optional<int64_t> into;
+    for (const Instruction* original : originals) {
+      const int64_t member = Member(original)->unique_id();
+      std::vector<int64_t> parts = {member};
+      if (member >= round_first_id) {
+        auto it = taken_in.find(member);
+        if (it == taken_in.end()) return false;
+        parts = it->second;
+      }
+      for (int64_t part : parts) {
+        const std::optional<int64_t> fusion = planned(part);
+        if (!fusion.has_value() || (into.has_value() && *into != *fusion)) return false;
+        into = fusion;
+      }
+    }
+    return into.has_value();
   });
 }
 

@@ -10,8 +10,9 @@
 // --dump DIR writes, for each module whose episode ends elsewhere than the
 // default pipeline, both modules' text (DIR/NAME.episode.hlo and
 // DIR/NAME.default.hlo), to find where they part. --trace prints each step's
-// dry pass and how many of its alternatives the agent rewrote (rounds of a
-// pass show as runs of steps).
+// dry pass, how many of its alternatives the agent rewrote (rounds of a
+// pass show as runs of steps) and the fingerprint of the module it was
+// offered on (to compare with the default pipeline's, pass by pass).
 //
 // Times are wall clock and the thread's CPU time (the figure to compare on a
 // loaded machine); load1 is printed with them.
@@ -50,8 +51,10 @@ void WriteText(const std::string& path, const std::string& text) {
 void PrintStep(const EnvInfo& info, const std::vector<int64_t>& choices) {
   int64_t taken = 0;
   for (int64_t c : choices) taken += c != 0;
-  std::printf("  step %4lld %-30s rewrote %lld of %zu\n", static_cast<long long>(info.step),
-              info.dry_pass.c_str(), static_cast<long long>(taken), choices.size());
+  std::printf("  step %4lld %-30s rewrote %4lld of %4zu  on %016llx\n",
+              static_cast<long long>(info.step), info.dry_pass.c_str(),
+              static_cast<long long>(taken), choices.size(),
+              static_cast<unsigned long long>(info.fingerprint));
 }
 
 int Run(int argc, char** argv) {
