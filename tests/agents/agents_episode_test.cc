@@ -197,6 +197,18 @@ TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineOnFullSizeGpt2) {
   ExpectEndsOnTheDefaultPipeline(*env, xla);
 }
 
+// An xla episode on xla-v0 (limits raised to fit) for each dataset module
+// named ends on the default pipeline's module.
+void XlaOnXlaV0EndsOnTheDefaultPipeline(const std::vector<std::string>& names) {
+  std::vector<std::string> paths;
+  for (const std::string& name : names) paths.push_back(testing::DatasetModule(name));
+  std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("xla-v0", paths, 256, 0, 16384, 65536);
+  ASSERT_NE(env, nullptr);
+  const std::vector<EpisodeResult> xla = Finals(*env, "xla");
+  ASSERT_EQ(xla.size(), names.size());
+  ExpectEndsOnTheDefaultPipeline(*env, xla);
+}
+
 TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineOnDatasetModules) {
   // Dataset modules whose multi-output stage offers, in one step, a merge
   // that reads a member of another merge the agent takes: taken together the
@@ -205,13 +217,7 @@ TEST(AgentsTest, XlaAgentOnXlaV0ReachesTheDefaultPipelineOnDatasetModules) {
   const std::vector<std::string> names = {"act_standardize_grad", "flax_layernorm_grad",
                                           "loss_cosine_512x100", "loss_kl_512x100",
                                           "optax_lamb_256"};
-  std::vector<std::string> paths;
-  for (const std::string& name : names) paths.push_back(testing::DatasetModule(name));
-  std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("xla-v0", paths, 256, 0, 16384, 65536);
-  ASSERT_NE(env, nullptr);
-  const std::vector<EpisodeResult> xla = Finals(*env, "xla");
-  ASSERT_EQ(xla.size(), names.size());
-  ExpectEndsOnTheDefaultPipeline(*env, xla);
+  XlaOnXlaV0EndsOnTheDefaultPipeline(names);
 }
 
 TEST(AgentsTest, XlaAgentOnXlaV0MergesWhatOneRunOfMultiOutputFusionMerges) {
@@ -226,13 +232,7 @@ TEST(AgentsTest, XlaAgentOnXlaV0MergesWhatOneRunOfMultiOutputFusionMerges) {
   // the pass is asked again after its round changed something, as the
   // pipeline's fixed-point loop runs it again.
   const std::vector<std::string> names = {"flax_rnn_gru_train", "flax_rnn_lstm_train"};
-  std::vector<std::string> paths;
-  for (const std::string& name : names) paths.push_back(testing::DatasetModule(name));
-  std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("xla-v0", paths, 256, 0, 16384, 65536);
-  ASSERT_NE(env, nullptr);
-  const std::vector<EpisodeResult> xla = Finals(*env, "xla");
-  ASSERT_EQ(xla.size(), names.size());
-  ExpectEndsOnTheDefaultPipeline(*env, xla);
+  XlaOnXlaV0EndsOnTheDefaultPipeline(names);
 }
 
 TEST(AgentsTest, SearchIsNeverWorseThanGreedyOrXla) {
