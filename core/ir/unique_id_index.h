@@ -2,8 +2,11 @@
 // module hands ids out in order, so the ids of one computation (or of one
 // module's graph) usually fill a small range, and a vector indexed by
 // id - base costs far less than a hash map on the hot paths of an env step
-// (post orders, fingerprints, fusion bodies, observations). Callers fall
-// back to hashing by address when the ids do not allow it.
+// (a step's copy, fusion bodies, observations). Callers fall back to hashing
+// by address when the ids do not allow it. These callers fill a vector of
+// their own per use; for values kept in a per-thread table that needs no
+// clearing between uses (post orders, fingerprints), see InstructionTable
+// (core/ir/instruction_table.h).
 #pragma once
 
 #include <algorithm>
