@@ -71,4 +71,12 @@ std::unique_ptr<HostOp> MakeSort(const Instruction& sort);
 // allocates. An op the interpreter cannot run is an error naming it.
 absl::StatusOr<std::unique_ptr<HostOp>> MakeInterpreterOp(const Instruction& instruction);
 
+// A deliberately broken kernel, for testing fault isolation (isolated runtime
+// sources): `custom-call(...), custom_call_target="hlogym.inject_fault",
+// backend_config="segfault"` raises SIGSEGV when it runs, "hang" never
+// returns, "error" fails with an InternalError. nullptr for any other
+// instruction; an error for another backend_config.
+inline constexpr char kFaultInjectionTarget[] = "hlogym.inject_fault";
+absl::StatusOr<std::unique_ptr<HostOp>> MakeFaultInjectionOp(const Instruction& instruction);
+
 }  // namespace hlogym

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
 #include "backend/host_ops.h"
 #include "core/eval/interpreter.h"
 #include "core/ir/computation.h"
@@ -98,6 +99,8 @@ class InterpreterOp : public HostOp {
 absl::StatusOr<std::unique_ptr<HostOp>> MakeInterpreterOp(const Instruction& instruction) {
   const Opcode op = instruction.opcode();
   if (op == Opcode::kCustomCall) {
+    ASSIGN_OR_RETURN(std::unique_ptr<HostOp> fault, MakeFaultInjectionOp(instruction));
+    if (fault != nullptr) return fault;
     return absl::UnimplementedError(
         absl::StrCat("not supported: custom-call target `", instruction.custom_call_target(),
                      "` in instruction `", instruction.name(), "` (the CPU backend has no kernel for it)"));

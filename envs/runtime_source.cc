@@ -1,17 +1,20 @@
 #include "envs/runtime_source.h"
 
+#include <charconv>
+
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/rewrite/pass_options.h"
+#include "envs/isolated_runtime_source.h"
 
 namespace hlogym {
 namespace {
 
 // "cpu(min_runs=3, max_seconds=0.1)" -> the measurement options; `name` is
-// "cpu" or "gpu", `args` the text between the parentheses.
+// "cpu" or "gpu", `options` what is between the parentheses (every key must
+// have been read by now or here).
 absl::StatusOr<MeasurementOptions> ParseMeasurementOptions(std::string_view name,
-                                                           std::string_view args) {
-  ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(args, "reward source"));
+                                                           PassOptions& options) {
   MeasurementOptions m;
   ASSIGN_OR_RETURN(const int64_t warmup_runs, options.GetInt("warmup_runs", m.warmup_runs));
   ASSIGN_OR_RETURN(const int64_t min_runs, options.GetInt("min_runs", m.min_runs));
@@ -33,6 +36,30 @@ absl::StatusOr<MeasurementOptions> ParseMeasurementOptions(std::string_view name
   m.min_runs = static_cast<int>(min_runs);
   m.max_runs = static_cast<int>(max_runs);
   return m;
+}
+
+// The shortest text that reads back as `value` exactly.
+std::string ShortestDouble(double value) {
+  char buffer[32];
+  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end.ptr);
+}
+
+// A measured source in this process, from its options.
+absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeMeasuredSource(std::string_view name,
+                                                                  MeasurementOptions options) {
+  if (name == "cpu") {
+    ASSIGN_OR_RETURN(std::unique_ptr<CpuRuntime> runtime, CpuRuntime::Create(options));
+    return std::make_shared<CpuMeasuredSource>(std::move(runtime));
+  }
+#ifdef HLOGYM_HAVE_CUDA
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuRuntime> runtime, GpuRuntime::Create(options));
+  return std::make_shared<GpuMeasuredSource>(std::move(runtime));
+#else
+  return absl::UnimplementedError(
+      "not supported: reward source `gpu` (this hlogym was built without CUDA; use `cpu`, "
+      "`cost`, `cost:h100` or `cost:cpu`)");
+#endif
 }
 
 }  // namespace
@@ -87,21 +114,27 @@ absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_vie
     name = spec.substr(0, open);
     args = spec.substr(open + 1, spec.size() - open - 2);
   }
-  if (name == "cpu") {
-    ASSIGN_OR_RETURN(MeasurementOptions options, ParseMeasurementOptions(name, args));
-    ASSIGN_OR_RETURN(std::unique_ptr<CpuRuntime> runtime, CpuRuntime::Create(options));
-    return std::make_shared<CpuMeasuredSource>(std::move(runtime));
-  }
-  if (name == "gpu") {
-#ifdef HLOGYM_HAVE_CUDA
-    ASSIGN_OR_RETURN(MeasurementOptions options, ParseMeasurementOptions(name, args));
-    ASSIGN_OR_RETURN(std::unique_ptr<GpuRuntime> runtime, GpuRuntime::Create(options));
-    return std::make_shared<GpuMeasuredSource>(std::move(runtime));
-#else
-    return absl::UnimplementedError(
-        "not supported: reward source `gpu` (this hlogym was built without CUDA; use `cpu`, "
-        "`cost`, `cost:h100` or `cost:cpu`)");
-#endif
+  if (name == "cpu" || name == "gpu") {
+    ASSIGN_OR_RETURN(PassOptions options, PassOptions::Parse(args, "reward source"));
+    // A GPU fault poisons the process's CUDA context, so the GPU measures
+    // in a worker process unless asked not to; the CPU in this process.
+    ASSIGN_OR_RETURN(const int64_t isolate, options.GetInt("isolate", name == "gpu" ? 1 : 0));
+    IsolationOptions isolation;
+    ASSIGN_OR_RETURN(isolation.timeout_seconds,
+                     options.GetDouble("timeout_s", isolation.timeout_seconds));
+    ASSIGN_OR_RETURN(MeasurementOptions measurement, ParseMeasurementOptions(name, options));
+    if (isolate != 0 && isolate != 1) {
+      return absl::InvalidArgumentError(absl::StrCat("reward source `", std::string(name),
+                                                     "`: isolate is 0 or 1, got ", isolate));
+    }
+    if (isolate == 0) return MakeMeasuredSource(name, measurement);
+    // The worker builds the same source in its process, not isolated again.
+    const std::string worker_spec = absl::StrCat(
+        std::string(name), "(isolate=0, warmup_runs=", measurement.warmup_runs,
+        ", min_runs=", measurement.min_runs, ", max_runs=", measurement.max_runs,
+        ", target_spread=", ShortestDouble(measurement.target_spread),
+        ", max_seconds=", ShortestDouble(measurement.max_seconds), ")");
+    return IsolatedRuntimeSource::Create(std::string(name), worker_spec, isolation);
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown reward source `", std::string(spec),

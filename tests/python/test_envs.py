@@ -402,3 +402,42 @@ def test_send_takes_integer_env_ids_only(files):
     envs.send(row, [1])
     _, _, _, _, infos = envs.recv()
     assert infos["env_id"].tolist() == [1] and envs.info(0)["step"] == 0
+
+
+FAULTY_HLO = """HloModule faulty
+
+ENTRY main {
+  p0 = f32[1024]{0} parameter(0)
+  a0 = f32[1024]{0} negate(p0)
+  ROOT c = f32[1024]{0} custom-call(a0), custom_call_target="hlogym.inject_fault", backend_config="segfault"
+}
+"""
+
+
+def test_a_crashing_measurement_fails_its_env_only(files, tmp_path):
+    # A deliberately crashing kernel (the CPU backend's fault-injection
+    # custom-call) measured in a worker process: the envs that drew it get
+    # the error in info["error"] (and a warning); this process, and the envs
+    # on the other module, go on.
+    (tmp_path / "faulty.hlo").write_text(FAULTY_HLO)
+    dataset = [files[0], str(tmp_path / "faulty.hlo")]
+    envs = hlogym.make("fusion-v0", num_envs=4, seed=0, dataset=dataset,
+                       reward="cpu(isolate=1, min_runs=2, max_seconds=0.02)")
+    failed = fine = 0
+    with pytest.warns(RuntimeWarning, match="worker process was killed by signal 11"):
+        obs, infos = envs.reset(seed=3)
+        for _ in range(6):
+            has_error = infos.get("_error", np.zeros(envs.num_envs, dtype=bool))
+            for e in range(envs.num_envs):
+                if has_error[e]:
+                    failed += 1
+                    assert "measuring module `faulty` on `cpu` failed: its worker process" in \
+                        infos["error"][e]
+                else:
+                    fine += 1
+                    assert infos["benchmark"][e] == 0
+                    assert infos["current_runtime"][e] > 0
+            actions = np.zeros(envs.action_space.shape, dtype=np.int64)
+            obs, _, _, _, infos = envs.step(actions)
+    assert failed > 0 and fine > 0
+    envs.close()
