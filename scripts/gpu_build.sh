@@ -7,7 +7,7 @@
 #   bash scripts/gpu_build.sh .sysroot build-gpu [TARGETS...]
 # It unpacks the sysroot to /tmp/hlogym-sysroot, configures against the
 # machine's own libLLVM-16.so.1 and CUDA, and builds the targets (default: the
-# backend tests and the GPU benchmark table). With PYTHON=1 it also builds the
+# backend and env tests and the GPU benchmark table). With PYTHON=1 it also builds the
 # extension (target _hlogym) against that machine's python3, pybind11 and
 # numpy. Print the environment to run the binaries with:
 #   bash scripts/gpu_build.sh --env .sysroot
@@ -20,7 +20,7 @@ sysroot=${1:?usage: gpu_build.sh SYSROOT_DIR BUILD_DIR [TARGETS...]}
 build=${2:?usage: gpu_build.sh SYSROOT_DIR BUILD_DIR [TARGETS...]}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hlogym_backend_tests hlogym_gpu_backend_table)
+[ ${#targets[@]} -gt 0 ] || targets=(hlogym_backend_tests hlogym_envs_tests hlogym_gpu_backend_table)
 t=/tmp/hlogym-sysroot
 eval "$(bash "$sysroot/unpack.sh" "$t" | tail -1)"
 export LLVM_INCLUDE_DIR=$t/include

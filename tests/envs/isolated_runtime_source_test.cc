@@ -187,9 +187,20 @@ TEST(IsolatedRuntimeSourceTest, TheGpuIsIsolatedByDefaultAndReportsAMissingGpuAl
   absl::StatusOr<std::shared_ptr<RuntimeSource>> in_process =
       MakeRuntimeSource("gpu(isolate=0)");
   if (in_process.ok()) {
+    // On a GPU: a crashing kernel fails its measurement, and the next one
+    // gets a new worker with a fresh CUDA context.
     ASSERT_TRUE(isolated.ok()) << isolated.status();
-    EXPECT_NE(std::dynamic_pointer_cast<IsolatedRuntimeSource>(*isolated), nullptr);
+    auto gpu = std::dynamic_pointer_cast<IsolatedRuntimeSource>(*isolated);
+    ASSERT_NE(gpu, nullptr);
     EXPECT_EQ(std::dynamic_pointer_cast<IsolatedRuntimeSource>(*in_process), nullptr);
+    absl::StatusOr<double> crashed = gpu->Runtime(*Parse(FaultyHlo("segfault")));
+    ASSERT_FALSE(crashed.ok());
+    EXPECT_THAT(std::string(crashed.status().message()),
+                StartsWith("measuring module `faulty` on `gpu` failed: its worker process "));
+    absl::StatusOr<double> next = gpu->Runtime(*Tanh(1 << 20));
+    ASSERT_TRUE(next.ok()) << next.status();
+    EXPECT_GT(*next, 0);
+    EXPECT_EQ(gpu->workers_started(), 2);
     return;
   }
   // No GPU (or no CUDA build) here: the worker's error is the same error.
