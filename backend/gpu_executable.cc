@@ -9,6 +9,7 @@
 #include "backend/cpu_executable.h"
 #include "backend/cublas_library.h"
 #include "backend/gpu_control_flow.h"
+#include "backend/gpu_fault_kernel.h"
 #include "backend/host_ops.h"
 #include "backend/host_ops_util.h"
 #include "backend/kernel_plan.h"
@@ -190,6 +191,14 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
     return step;
   }
   ++stats_.kernel_count;
+  if (FaultInjectionKind(inst) == "illegal_address") {
+    ASSIGN_OR_RETURN(step->kernel, LoadPtxKernel(gpu_, kIllegalAddressKernelPtx,
+                                                 kIllegalAddressKernelName, inst.name()));
+    step->kind = Step::Kind::kKernel;  // no arguments: arg_pointers stays empty
+    ++stats_.gpu_kernel_count;
+    ++stats_.total_gpu_kernel_count;
+    return step;
+  }
   std::string why_host;
   bool arrays = inst.shape().IsArray() || inst.shape().IsTuple();
   for (const Instruction* operand : inst.operands()) arrays &= operand->shape().IsArray();

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "absl/status/statusor.h"
@@ -31,6 +32,13 @@ struct LoadedGpuKernel {
   std::string kind;  // "loop", "row-reduce"
   int64_t buffer_count = 0;
 };
+
+// Loads `ptx` into the driver and finds its entry point `function`; `what`
+// names it in errors. The launch, kind and buffer count are left to the caller.
+absl::StatusOr<std::shared_ptr<LoadedGpuKernel>> LoadPtxKernel(const GpuContext& gpu,
+                                                              const std::string& ptx,
+                                                              const std::string& function,
+                                                              std::string_view what);
 
 class GpuKernelCache {
  public:

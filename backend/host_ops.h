@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "core/ir/instruction.h"
@@ -74,9 +75,14 @@ absl::StatusOr<std::unique_ptr<HostOp>> MakeInterpreterOp(const Instruction& ins
 // A deliberately broken kernel, for testing fault isolation (isolated runtime
 // sources): `custom-call(...), custom_call_target="hlogym.inject_fault",
 // backend_config="segfault"` raises SIGSEGV when it runs, "hang" never
-// returns, "error" fails with an InternalError. nullptr for any other
-// instruction; an error for another backend_config.
+// returns, "error" fails with an InternalError, and "illegal_address" is a
+// GPU kernel storing through a null pointer (backend/gpu_fault_kernel.h;
+// SIGSEGV on the host). nullptr for any other instruction; an error for
+// another backend_config.
 inline constexpr char kFaultInjectionTarget[] = "hlogym.inject_fault";
 absl::StatusOr<std::unique_ptr<HostOp>> MakeFaultInjectionOp(const Instruction& instruction);
+// The backend_config of a fault-injection custom-call ("(none)" without one),
+// or "" for any other instruction.
+std::string_view FaultInjectionKind(const Instruction& instruction);
 
 }  // namespace hlogym

@@ -39,27 +39,35 @@ class FaultOp : public HostOp {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<HostOp>> MakeFaultInjectionOp(const Instruction& instruction) {
+std::string_view FaultInjectionKind(const Instruction& instruction) {
   if (instruction.opcode() != Opcode::kCustomCall ||
       instruction.custom_call_target() != kFaultInjectionTarget) {
-    return std::unique_ptr<HostOp>();
+    return {};
   }
   const std::string* config = instruction.FindRawAttribute("backend_config");
   std::string_view kind = config != nullptr ? std::string_view(*config) : std::string_view();
   if (kind.size() >= 2 && kind.front() == '"' && kind.back() == '"') {
     kind = kind.substr(1, kind.size() - 2);
   }
+  return kind.empty() ? std::string_view("(none)") : kind;
+}
+
+absl::StatusOr<std::unique_ptr<HostOp>> MakeFaultInjectionOp(const Instruction& instruction) {
+  const std::string_view kind = FaultInjectionKind(instruction);
+  if (kind.empty()) return std::unique_ptr<HostOp>();
   Fault fault;
-  if (kind == "segfault") {
+  // On the host an illegal address is a segfault (the GPU runs a kernel).
+  if (kind == "segfault" || kind == "illegal_address") {
     fault = Fault::kSegfault;
   } else if (kind == "hang") {
     fault = Fault::kHang;
   } else if (kind == "error") {
     fault = Fault::kError;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "custom-call `", instruction.name(), "` to ", kFaultInjectionTarget,
-        " needs backend_config=\"segfault\", \"hang\" or \"error\", got `", std::string(kind), "`"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("custom-call `", instruction.name(), "` to ", kFaultInjectionTarget,
+                     " needs backend_config=\"segfault\", \"illegal_address\", \"hang\" or "
+                     "\"error\", got `", std::string(kind), "`"));
   }
   return std::unique_ptr<HostOp>(new FaultOp(fault, instruction.name()));
 }

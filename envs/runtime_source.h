@@ -92,7 +92,8 @@ class GpuMeasuredSource : public RuntimeSource {
 // this CPU) or "gpu" (measured on GPU 0; an error naming why where there is
 // no CUDA build, driver or GPU). The measured ones take MeasurementOptions by
 // name: "cpu(warmup_runs=1, min_runs=3, max_runs=20, target_spread=0.05,
-// max_seconds=0.1)", each optional.
+// max_seconds=0.1)", each optional, and isolate=0|1 (measure in a worker
+// process: IsolatedRuntimeSource; the default for gpu) with timeout_s.
 absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeRuntimeSource(std::string_view spec);
 
 }  // namespace hlogym

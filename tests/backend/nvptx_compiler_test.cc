@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/gpu_fault_kernel.h"
 #include "core/passes/default_pipeline.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
@@ -273,6 +274,16 @@ TEST(NvptxCompilerTest, EveryCorpusKernelAssemblesForSm90) {
       }
     }
   }
+}
+
+// The deliberately broken kernel of fault-isolation tests must assemble, or
+// the tests that run it on a GPU would check a load error instead.
+TEST(NvptxCompilerTest, TheFaultInjectionKernelAssemblesForSm90) {
+  if (Ptxas().empty()) GTEST_SKIP() << "no ptxas";
+  EXPECT_EQ(Assemble(kIllegalAddressKernelPtx, "fault"), "");
+  EXPECT_NE(std::string(kIllegalAddressKernelPtx).find(std::string(".entry ") +
+                                                       kIllegalAddressKernelName),
+            std::string::npos);
 }
 
 }  // namespace

@@ -201,6 +201,15 @@ TEST(IsolatedRuntimeSourceTest, TheGpuIsIsolatedByDefaultAndReportsAMissingGpuAl
     ASSERT_TRUE(next.ok()) << next.status();
     EXPECT_GT(*next, 0);
     EXPECT_EQ(gpu->workers_started(), 2);
+    // A kernel's illegal address: CUDA's error comes back, the poisoned
+    // context goes with its worker, and the next module measures.
+    absl::StatusOr<double> faulted = gpu->Runtime(*Parse(FaultyHlo("illegal_address")));
+    ASSERT_FALSE(faulted.ok());
+    EXPECT_EQ(faulted.status().code(), absl::StatusCode::kInternal) << faulted.status();
+    EXPECT_EQ(gpu->worker_pid(), -1) << faulted.status();
+    absl::StatusOr<double> after = gpu->Runtime(*Tanh(1 << 19));
+    ASSERT_TRUE(after.ok()) << after.status();
+    EXPECT_EQ(gpu->workers_started(), 3);
     return;
   }
   // No GPU (or no CUDA build) here: the worker's error is the same error.
