@@ -373,3 +373,35 @@ TEST(CpuExecutableTest, ExecuteChecksItsArguments) {
 
 }  // namespace
 }  // namespace hlogym
+
+namespace hlogym {
+namespace {
+
+// The fault-injection custom-call (backend/host_ops.h) compiles to a host op
+// that fails as asked; "error" is the one a test can run in this process.
+TEST(CpuExecutableFaultInjectionTest, ErrorFailsTheRunAndUnknownKindsNameTheChoices) {
+  auto faulty = [](const std::string& config) {
+    return Parse("HloModule m\nENTRY e {\n  x = f32[8] parameter(0)\n  ROOT c = f32[8] "
+                 "custom-call(x), custom_call_target=\"hlogym.inject_fault\"" +
+                 (config.empty() ? "" : ", backend_config=\"" + config + "\"") + "\n}\n");
+  };
+  std::unique_ptr<Module> module = faulty("error");
+  ASSERT_NE(module, nullptr);
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> e = CpuExecutable::Compile(*module, Compiler());
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<std::vector<Literal>> run = (*e)->Run(FormulaInputs(*module));
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(run.status().message(), "injected fault in `c`");
+  for (const std::string& config : {std::string("nope"), std::string()}) {
+    std::unique_ptr<Module> bad = faulty(config);
+    ASSERT_NE(bad, nullptr);
+    EXPECT_EQ(CpuExecutable::Compile(*bad, Compiler()).status().message(),
+              "custom-call `c` to hlogym.inject_fault needs backend_config=\"segfault\", "
+              "\"illegal_address\", \"hang\" or \"error\", got `" +
+                  (config.empty() ? std::string("(none)") : config) + "`");
+  }
+}
+
+}  // namespace
+}  // namespace hlogym

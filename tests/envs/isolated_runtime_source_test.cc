@@ -116,6 +116,12 @@ TEST(IsolatedRuntimeSourceTest, ACrashFailsThatMeasurementAndTheNextOneGetsANewW
   EXPECT_FALSE(source->Runtime(*Parse(FaultyHlo("segfault"))).ok());
   EXPECT_EQ(source->worker_pid(), -1);
   EXPECT_EQ(source->workers_started(), 2);
+  // The GPU's illegal-address kernel is a segfault on the host.
+  absl::StatusOr<double> illegal = source->Runtime(*Parse(FaultyHlo("illegal_address")));
+  ASSERT_FALSE(illegal.ok());
+  EXPECT_THAT(std::string(illegal.status().message()),
+              StartsWith("measuring module `faulty` on `cpu` failed: its worker process "));
+  EXPECT_EQ(source->workers_started(), 3);
 }
 
 TEST(IsolatedRuntimeSourceTest, AHangTimesOutAndItsWorkerIsKilled) {
