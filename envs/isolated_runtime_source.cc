@@ -240,6 +240,7 @@ absl::StatusOr<double> IsolatedRuntimeSource::Runtime(const Module& module) {
   request.modules.push_back(PrintModule(module));
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = cache_.find(fingerprint); it != cache_.end()) return it->second;
+  std::lock_guard<std::mutex> device(DeviceTimingMutex(device_));
   ASSIGN_OR_RETURN(Reply reply, Ask(request, options_.timeout_seconds,
                                     absl::StrCat("measuring module `", module.name(), "`")));
   RETURN_IF_ERROR(reply.status);
@@ -261,6 +262,7 @@ absl::StatusOr<std::vector<Measurement>> IsolatedRuntimeSource::MeasureInterleav
   const double timeout =
       options_.timeout_seconds * static_cast<double>(std::max<size_t>(1, modules.size()));
   std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> device(DeviceTimingMutex(device_));
   ASSIGN_OR_RETURN(Reply reply,
                    Ask(request, timeout, absl::StrCat("timing ", modules.size(), " modules")));
   RETURN_IF_ERROR(reply.status);

@@ -38,9 +38,10 @@ class IsolatedRuntimeSource : public RuntimeSource {
   ~IsolatedRuntimeSource() override;
 
   std::string name() const override { return name_; }
-  // Thread-safe; measurements take turns on the one worker (they would take
-  // turns on the device anyway), and equal modules (same fingerprint) are
-  // answered from this side's cache.
+  // Thread-safe; measurements take turns on the one worker, each holding the
+  // device's timing mutex (DeviceTimingMutex) as in-process timing does, so
+  // that two sources' workers never time on one device at once. Equal
+  // modules (same fingerprint) are answered from this side's cache.
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
@@ -53,7 +54,10 @@ class IsolatedRuntimeSource : public RuntimeSource {
 
  private:
   IsolatedRuntimeSource(std::string name, std::string worker_spec, IsolationOptions options)
-      : name_(std::move(name)), worker_spec_(std::move(worker_spec)), options_(options) {}
+      : name_(std::move(name)),
+        device_(name_ == "gpu" ? "gpu:0" : name_),
+        worker_spec_(std::move(worker_spec)),
+        options_(options) {}
 
   // mutex_ held by all of these.
   absl::Status StartWorker();
@@ -66,6 +70,7 @@ class IsolatedRuntimeSource : public RuntimeSource {
                                                 const std::string& what);
 
   const std::string name_;
+  const std::string device_;  // its DeviceTimingMutex
   const std::string worker_spec_;
   const IsolationOptions options_;
   mutable std::mutex mutex_;

@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "envs/env_pool.h"
@@ -79,6 +81,19 @@ TEST(IsolatedRuntimeSourceTest, MeasuresInAWorkerProcessAndCachesByFingerprint) 
   EXPECT_EQ(source->workers_started(), 1);
   source.reset();  // the worker ends with its source
   EXPECT_FALSE(ProcessExists(worker));
+}
+
+TEST(IsolatedRuntimeSourceTest, WaitsForTheDevicesTimingMutexLikeInProcessTiming) {
+  std::shared_ptr<IsolatedRuntimeSource> source = Isolated();
+  ASSERT_NE(source, nullptr);
+  std::unique_ptr<Module> module = Tanh(128);
+  std::unique_lock<std::mutex> held(DeviceTimingMutex("cpu"));  // another source timing
+  std::future<absl::StatusOr<double>> runtime =
+      std::async(std::launch::async, [&] { return source->Runtime(*module); });
+  EXPECT_EQ(runtime.wait_for(std::chrono::seconds(1)), std::future_status::timeout);
+  held.unlock();
+  absl::StatusOr<double> seconds = runtime.get();
+  EXPECT_TRUE(seconds.ok()) << seconds.status();
 }
 
 TEST(IsolatedRuntimeSourceTest, MeasuresModulesAgainstOneAnother) {
