@@ -254,7 +254,9 @@ absl::Status ReadExactly(int fd, char* out, size_t size,
 absl::StatusOr<std::string> ReceiveMessage(int fd, std::optional<Clock::time_point> deadline) {
   uint64_t size = 0;
   RETURN_IF_ERROR(ReadExactly(fd, reinterpret_cast<char*>(&size), sizeof(size), deadline));
-  if (size > (uint64_t{1} << 34)) {
+  // Modules travel as text; none comes near this, so a larger count means a
+  // stream out of step, not a message to allocate for.
+  if (size > (uint64_t{1} << 30)) {
     return absl::DataLossError(absl::StrCat("measurement worker message of ", size, " bytes"));
   }
   std::string payload(size, '\0');
