@@ -2,7 +2,7 @@
 // module hands ids out in order, so the ids of one computation (or of one
 // module's graph) usually fill a small range, and a vector indexed by
 // id - base costs far less than a hash map on the hot paths of an env step
-// (a step's copy, fusion bodies, observations). Callers fall back to hashing
+// (a step's copy, the cost model's fused bodies, observations). Callers fall back to hashing
 // by address when the ids do not allow it. These callers fill a vector of
 // their own per use; for values kept in a per-thread table that needs no
 // clearing between uses (post orders, fingerprints), see InstructionTable

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
+#include "core/ir/instruction_table.h"
 #include "core/ir/module.h"
-#include "core/ir/unique_id_index.h"
 #include "core/passes/fusion_emittable.h"
 
 namespace hlogym {
@@ -42,49 +42,18 @@ std::string_view ParamName(int64_t n, std::string& scratch) {
 }
 
 // What each instruction of a member's body became in the new computation.
-// Indexed by unique id when the body's ids are distinct and dense (as a
-// module hands them out: a fused computation's are consecutive), else hashed
-// by address. A hash map per inlined fusion was a malloc and a hash per body
-// instruction of every dry-pass candidate.
 class BodyMap {
  public:
-  explicit BodyMap(const Computation& body) {
-    const auto& stored = body.instructions();
-    if (stored.empty()) return;
-    const int64_t n = static_cast<int64_t>(stored.size());
-    // The check for shared ids marks slots with any non-null pointer.
-    if (IndexByUniqueId(stored, 4 * n + 64, static_cast<Instruction*>(nullptr),
-                        stored.front().get(), dense_, base_)) {
-      return;
-    }
-    use_map_ = true;
-    map_.reserve(stored.size());
-  }
-
-  void Set(const Instruction* inst, Instruction* copy) {
-    if (use_map_) {
-      map_[inst] = copy;
-    } else {
-      dense_[static_cast<size_t>(inst->unique_id() - base_)] = copy;
-    }
-  }
+  explicit BodyMap(const Computation& body) : copies_(&body) {}
+  void Set(const Instruction* inst, Instruction* copy) { copies_.Set(inst, copy); }
   // The copy of `inst`, or null when it was not copied.
   Instruction* Find(const Instruction* inst) const {
-    if (!use_map_) {
-      const int64_t slot = inst->unique_id() - base_;
-      return slot >= 0 && slot < static_cast<int64_t>(dense_.size())
-                 ? dense_[static_cast<size_t>(slot)]
-                 : nullptr;
-    }
-    auto it = map_.find(inst);
-    return it == map_.end() ? nullptr : it->second;
+    Instruction* const* copy = copies_.Find(inst);
+    return copy != nullptr ? *copy : nullptr;
   }
 
  private:
-  bool use_map_ = false;
-  int64_t base_ = 0;
-  absl::InlinedVector<Instruction*, 32> dense_;
-  absl::flat_hash_map<const Instruction*, Instruction*> map_;
+  InstructionTable<Instruction*> copies_;
 };
 
 // A map from outer instructions, searched in place while small (a
