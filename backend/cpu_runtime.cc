@@ -65,7 +65,7 @@ absl::StatusOr<CpuRuntimeReport> CpuRuntime::MeasureUncached(const Module& modul
       module, [](const Module& m) { return std::make_shared<const AlignedInputs>(m); });
   ASSIGN_OR_RETURN(report.measurement,
                    MeasureRuns([&] { return executable->Execute(inputs->leaves()); }, options_,
-                               DeviceTimingMutex("cpu")));
+                               DeviceTimingMutex(kCpuDevice)));
   return report;
 }
 
@@ -86,7 +86,7 @@ absl::StatusOr<std::vector<Measurement>> CpuRuntime::MeasureInterleaved(
   for (size_t i = 0; i < modules.size(); ++i) {
     runs.push_back([&, i] { return executables[i]->Execute(inputs[i]->leaves()); });
   }
-  return hlogym::MeasureInterleaved(runs, options, DeviceTimingMutex("cpu"));
+  return hlogym::MeasureInterleaved(runs, options, DeviceTimingMutex(kCpuDevice));
 }
 
 absl::StatusOr<Measurement> CpuRuntime::Measure(const Module& module) {

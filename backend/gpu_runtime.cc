@@ -32,7 +32,7 @@ absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& modul
   })));
   ASSIGN_OR_RETURN(report.measurement,
                    MeasureTimedRuns([&] { return executable->ExecuteTimed(); }, options_,
-                                    DeviceTimingMutex("gpu:0")));
+                                    DeviceTimingMutex(kGpuDevice)));
   return report;
 }
 
@@ -53,7 +53,7 @@ absl::StatusOr<std::vector<Measurement>> GpuRuntime::MeasureInterleaved(
   for (const std::unique_ptr<GpuExecutable>& executable : executables) {
     runs.push_back([&executable] { return executable->ExecuteTimed(); });
   }
-  return MeasureInterleavedTimed(runs, options, DeviceTimingMutex("gpu:0"));
+  return MeasureInterleavedTimed(runs, options, DeviceTimingMutex(kGpuDevice));
 }
 
 absl::StatusOr<Measurement> GpuRuntime::Measure(const Module& module) {

@@ -69,8 +69,11 @@ absl::StatusOr<std::vector<Measurement>> MeasureInterleavedTimed(
     const std::vector<std::function<absl::StatusOr<double>()>>& timed_runs,
     const MeasurementOptions& options, std::mutex& device_mutex);
 
-// The one mutex of a device ("cpu", "gpu:0", ...): every timed section on
-// it, from any runtime source, holds it.
+// The one mutex of a device (kCpuDevice, kGpuDevice, ...): every timed
+// section on it, from any runtime source or measurement worker's caller,
+// holds it.
+inline constexpr char kCpuDevice[] = "cpu";
+inline constexpr char kGpuDevice[] = "gpu:0";
 std::mutex& DeviceTimingMutex(const std::string& device);
 
 // The spread of a set of times as Measurement documents it (0 when empty).

@@ -55,7 +55,7 @@ class IsolatedRuntimeSource : public RuntimeSource {
  private:
   IsolatedRuntimeSource(std::string name, std::string worker_spec, IsolationOptions options)
       : name_(std::move(name)),
-        device_(name_ == "gpu" ? "gpu:0" : name_),
+        device_(name_ == "gpu" ? kGpuDevice : kCpuDevice),
         worker_spec_(std::move(worker_spec)),
         options_(options) {}
 

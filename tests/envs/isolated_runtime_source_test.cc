@@ -87,7 +87,7 @@ TEST(IsolatedRuntimeSourceTest, WaitsForTheDevicesTimingMutexLikeInProcessTiming
   std::shared_ptr<IsolatedRuntimeSource> source = Isolated();
   ASSERT_NE(source, nullptr);
   std::unique_ptr<Module> module = Tanh(128);
-  std::unique_lock<std::mutex> held(DeviceTimingMutex("cpu"));  // another source timing
+  std::unique_lock<std::mutex> held(DeviceTimingMutex(kCpuDevice));  // another source timing
   std::future<absl::StatusOr<double>> runtime =
       std::async(std::launch::async, [&] { return source->Runtime(*module); });
   EXPECT_EQ(runtime.wait_for(std::chrono::seconds(1)), std::future_status::timeout);
