@@ -157,10 +157,13 @@ absl::Status MeasureEpisodes(const BenchmarkSet& benchmarks, RuntimeSource& sour
     row->prepared.assign(row->modules.size(), absl::OkStatus());
     for (size_t k = 0; k < row->modules.size(); ++k) to_prepare.emplace_back(row, k);
   }
-  ParallelForEach(0, static_cast<int64_t>(to_prepare.size()), [&](int64_t i) {
+  std::vector<const Module*> modules;
+  for (auto [row, k] : to_prepare) modules.push_back(row->modules[k]);
+  std::vector<absl::Status> verdicts = source.PrepareAll(modules);
+  for (size_t i = 0; i < to_prepare.size(); ++i) {
     auto [row, k] = to_prepare[i];
-    row->prepared[k] = source.Prepare(*row->modules[k]);
-  });
+    row->prepared[k] = std::move(verdicts[i]);
+  }
   for (Row* row : rows) {
     if (row->base.status.ok()) TimeRow(source, *row);
     for (EpisodeResult* r : row->results) Report(source, *row, *r);

@@ -394,11 +394,17 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<size_t> index;  // into candidates
   const auto compile_start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Module>> ends;
+  for (const Node* candidate : candidates) {
+    ASSIGN_OR_RETURN(ends.emplace_back(), EndModule(*candidate->env));
+  }
+  std::vector<const Module*> to_compile;
+  for (const auto& end : ends) to_compile.push_back(end.get());
+  const std::vector<absl::Status> compiled = source.PrepareAll(to_compile);
   for (size_t i = 0; i < candidates.size(); ++i) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> module, EndModule(*candidates[i]->env));
     // A candidate that does not compile there is no candidate; xla's is
     // the reference, so without it there is nothing to choose against.
-    if (absl::Status status = source.Prepare(*module); !status.ok()) {
+    if (const absl::Status& status = compiled[i]; !status.ok()) {
       if (i == 0) {
         return absl::Status(status.code(), absl::StrCat("the xla seed's end state does not "
                                                         "compile on ", source.name(), ": ",
@@ -406,8 +412,8 @@ absl::StatusOr<size_t> SearchAgent::ChooseByMeasurement(
       }
       continue;
     }
-    m.fingerprints.push_back(Fingerprint(*module));
-    modules.push_back(std::move(module));
+    m.fingerprints.push_back(Fingerprint(*ends[i]));
+    modules.push_back(std::move(ends[i]));
     index.push_back(i);
   }
   m.compile_seconds =

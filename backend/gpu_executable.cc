@@ -200,9 +200,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::Step>> GpuExecutable::MakeStep(
     return step;
   }
   std::string why_host;
-  bool arrays = inst.shape().IsArray() || inst.shape().IsTuple();
-  for (const Instruction* operand : inst.operands()) arrays &= operand->shape().IsArray();
-  if ((arrays && CanCompileKernel(inst)) || IsGpuScan(inst) || IsGpuScatter(inst)) {
+  if (IsGpuKernel(inst)) {
     absl::StatusOr<std::shared_ptr<const LoadedGpuKernel>> kernel = kernels.Get(inst);
     if (kernel.ok()) {
       step->kind = Step::Kind::kKernel;

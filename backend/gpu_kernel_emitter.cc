@@ -867,6 +867,13 @@ bool IsGpuScatter(const Instruction& scatter) {
          ElementalEmitter::CheckSupported(combiner).ok();
 }
 
+bool IsGpuKernel(const Instruction& instruction) {
+  bool arrays = instruction.shape().IsArray() || instruction.shape().IsTuple();
+  for (const Instruction* operand : instruction.operands()) arrays &= operand->shape().IsArray();
+  return (arrays && CanCompileKernel(instruction)) || IsGpuScan(instruction) ||
+         IsGpuScatter(instruction);
+}
+
 absl::StatusOr<GpuKernelIr> EmitGpuKernelInto(const Instruction& instruction,
                                               const std::string& name, llvm::Module* module) {
   if (IsGpuScatter(instruction)) {

@@ -44,8 +44,13 @@ bool IsGpuScan(const Instruction& instruction);
 // combiner). The caller copies the operand into the result first.
 bool IsGpuScatter(const Instruction& instruction);
 
-// The kernel `name` for `instruction` (CanCompileKernel, IsGpuScan or
-// IsGpuScatter must hold), in a module of its own.
+// Whether the GPU executable runs `instruction` as a kernel of its own:
+// CanCompileKernel with array operands and an array or tuple result, a GPU
+// scan or a GPU scatter. (One that fails to compile runs on the host.)
+bool IsGpuKernel(const Instruction& instruction);
+
+// The kernel `name` for `instruction` (IsGpuKernel must hold), in a module
+// of its own.
 absl::StatusOr<GpuKernelIr> EmitGpuKernelIr(const Instruction& instruction,
                                             const std::string& name);
 

@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "backend/gpu_kernel_emitter.h"
+#include "backend/kernel_plan.h"
 #include "core/base/status_macros.h"
 #include "core/eval/formula_inputs.h"
 #include "core/ir/fingerprint.h"
@@ -17,6 +19,23 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(MeasurementOption
   ASSIGN_OR_RETURN(GpuContext * gpu, GpuContext::Get());
   ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelCompiler> host, CpuKernelCompiler::Create());
   return std::unique_ptr<GpuRuntime>(new GpuRuntime(*gpu, std::move(host), options));
+}
+
+absl::Status GpuRuntime::Prepare(const Module& module) {
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError("the module has no entry computation");
+  }
+  // Only the kernels: LLVM's NVPTX backend and the driver's JIT are what
+  // compiling takes. A kernel that fails here runs on the host when the
+  // module is measured (GpuExecutable), so its error is not Prepare's.
+  for (const Computation* program : ProgramComputations(*module.entry())) {
+    for (const auto& instruction : program->instructions()) {
+      if (IsGpuKernel(*instruction)) {
+        kernels_->Get(*instruction).IgnoreError();
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<GpuRuntimeReport> GpuRuntime::MeasureUncached(const Module& module) {

@@ -34,6 +34,10 @@ class GpuRuntime {
   // The module's measurement, from the cache when an equal module (same
   // fingerprint) was measured before. Thread-safe.
   absl::StatusOr<Measurement> Measure(const Module& module);
+  // Compiles the module's kernels into the kernel cache, so that timing
+  // many modules one after the other can compile them in parallel first.
+  // Allocates no device memory. Thread-safe.
+  absl::Status Prepare(const Module& module);
   // Compiles and measures without the cache, reporting the executable too.
   absl::StatusOr<GpuRuntimeReport> MeasureUncached(const Module& module);
   // Times `modules` against one another with CUDA events

@@ -96,6 +96,28 @@ absl::StatusOr<std::vector<KernelOutput>> KernelOutputs(const Instruction& root,
 }
 
 
+namespace {
+
+void CollectPrograms(const Computation& computation, std::vector<const Computation*>& out) {
+  if (std::find(out.begin(), out.end(), &computation) != out.end()) return;
+  out.push_back(&computation);
+  for (const auto& instruction : computation.instructions()) {
+    const Opcode op = instruction->opcode();
+    if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
+    for (const Computation* called : instruction->called_computations()) {
+      CollectPrograms(*called, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<const Computation*> ProgramComputations(const Computation& entry) {
+  std::vector<const Computation*> programs;
+  CollectPrograms(entry, programs);
+  return programs;
+}
+
 bool CanCompileKernel(const Instruction& instruction) {
   if (instruction.IsFusion()) {
     return ElementalEmitter::CheckSupported(*instruction.fused_computation()).ok();

@@ -16,6 +16,11 @@ namespace hlogym {
 // operands) can become a compiled kernel on either target.
 bool CanCompileKernel(const Instruction& instruction);
 
+// The computations that run as programs, `entry` first: it and what its
+// while, conditional and call instructions run, transitively (not reducers
+// or comparators, which are inlined into their users' kernels).
+std::vector<const Computation*> ProgramComputations(const Computation& entry);
+
 // The key a compiled kernel is cached under: the fingerprint of a fused
 // computation (or an unfused op's text without names) plus every shape.
 std::string KernelCacheKey(const Instruction& instruction);

@@ -161,41 +161,17 @@ absl::StatusOr<std::string> CompileToPtx(GpuKernelIr kernel) {
   return CompileToPtx(*kernel.module);
 }
 
-namespace {
-
-// The computations that run as programs: the entry and what while,
-// conditional and call run (not reducers or comparators, which are inlined
-// into their users' kernels).
-void CollectPrograms(const Computation* computation, std::vector<const Computation*>& out) {
-  if (std::find(out.begin(), out.end(), computation) != out.end()) return;
-  out.push_back(computation);
-  for (const auto& instruction : computation->instructions()) {
-    const Opcode op = instruction->opcode();
-    if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
-    for (const Computation* called : instruction->called_computations()) {
-      CollectPrograms(called, out);
-    }
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<std::string> EmitModulePtx(const Module& module) {
   if (module.entry() == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
-  std::vector<const Computation*> programs;
-  CollectPrograms(module.entry(), programs);
+  const std::vector<const Computation*> programs = ProgramComputations(*module.entry());
   llvm::LLVMContext context;
   llvm::Module program(module.name(), context);
   std::string index;
   int64_t count = 0;
   for (const Computation* computation : programs) {
     for (const auto& instruction : computation->instructions()) {
-      bool arrays = true;
-      for (const Instruction* operand : instruction->operands()) arrays &= operand->shape().IsArray();
-      if (!(arrays && CanCompileKernel(*instruction)) && !IsGpuScan(*instruction) &&
-          !IsGpuScatter(*instruction)) {
-        continue;
-      }
+      if (!IsGpuKernel(*instruction)) continue;
       const std::string name = absl::StrCat("hlogym_kernel_", count++);
       RETURN_IF_ERROR(EmitGpuKernelInto(*instruction, name, &program).status());
       absl::StrAppend(&index, "// ", name, ": ", instruction->name(), " in ", computation->name(),

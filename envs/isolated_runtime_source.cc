@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
 #include "core/text/printer.h"
@@ -247,6 +248,54 @@ absl::StatusOr<double> IsolatedRuntimeSource::Runtime(const Module& module) {
   RETURN_IF_ERROR(CheckSameModules(reply, {&module}, {fingerprint}));
   cache_[fingerprint] = reply.runtime;
   return reply.runtime;
+}
+
+absl::Status IsolatedRuntimeSource::Prepare(const Module& module) {
+  return PrepareAll({&module})[0];
+}
+
+std::vector<absl::Status> IsolatedRuntimeSource::PrepareAll(
+    const std::vector<const Module*>& modules) {
+  std::vector<absl::Status> verdicts(modules.size());
+  std::vector<uint64_t> fingerprints(modules.size());
+  ParallelForEach(0, static_cast<int64_t>(modules.size()),
+                  [&](int64_t i) { fingerprints[i] = Fingerprint(*modules[i]); });
+  std::vector<size_t> asked;  // indices of the modules sent
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < modules.size(); ++i) {
+      if (cache_.count(fingerprints[i]) == 0) asked.push_back(i);
+    }
+  }
+  if (asked.empty()) return verdicts;
+  Request request;
+  request.kind = RequestKind::kPrepare;
+  request.modules.resize(asked.size());
+  ParallelForEach(0, static_cast<int64_t>(asked.size()),
+                  [&](int64_t k) { request.modules[k] = PrintModule(*modules[asked[k]]); });
+  std::vector<const Module*> sent;
+  std::vector<uint64_t> sent_fingerprints;
+  for (size_t i : asked) {
+    sent.push_back(modules[i]);
+    sent_fingerprints.push_back(fingerprints[i]);
+  }
+  // Compiling times nothing, so the device's timing mutex is not taken.
+  const double timeout = options_.timeout_seconds * static_cast<double>(asked.size());
+  std::lock_guard<std::mutex> lock(mutex_);
+  absl::StatusOr<Reply> reply =
+      Ask(request, timeout, absl::StrCat("compiling ", asked.size(), " modules"));
+  if (!reply.ok()) return verdicts;
+  absl::Status whole = reply->status;
+  if (whole.ok()) whole = CheckSameModules(*reply, sent, sent_fingerprints);
+  if (whole.ok() && reply->prepared.size() != asked.size()) {
+    whole = absl::InternalError(absl::StrCat("the measurement worker compiled ",
+                                             reply->prepared.size(), " modules of ",
+                                             asked.size()));
+  }
+  for (size_t k = 0; k < asked.size(); ++k) {
+    verdicts[asked[k]] = whole.ok() ? reply->prepared[k] : whole;
+  }
+  return verdicts;
 }
 
 absl::StatusOr<std::vector<Measurement>> IsolatedRuntimeSource::MeasureInterleaved(

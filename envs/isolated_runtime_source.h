@@ -44,6 +44,12 @@ class IsolatedRuntimeSource : public RuntimeSource {
   // modules (same fingerprint) are answered from this side's cache.
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
+  // The modules go to the worker in one request and are compiled there in
+  // parallel; ones this side has measured already are not sent. A worker
+  // that dies or hangs while compiling leaves them unprepared (verdicts ok):
+  // each meets that fault again, on its own, when it is measured.
+  absl::Status Prepare(const Module& module) override;
+  std::vector<absl::Status> PrepareAll(const std::vector<const Module*>& modules) override;
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
       const std::vector<const Module*>& modules, double seconds_per_module = 0) override;
 

@@ -30,6 +30,10 @@ class Writer {
     Put<uint64_t>(s.size());
     bytes_.append(s);
   }
+  void PutStatus(const absl::Status& status) {
+    Put(static_cast<int32_t>(status.code()));
+    PutString(std::string(status.message()));
+  }
   std::string Take() { return std::move(bytes_); }
 
  private:
@@ -56,6 +60,16 @@ class Reader {
     std::string s(bytes_.substr(0, size));
     bytes_.remove_prefix(size);
     return s;
+  }
+  // Reads a status into `out`; the return says whether the bytes held one.
+  absl::Status GetStatus(absl::Status& out) {
+    ASSIGN_OR_RETURN(const int32_t code, Get<int32_t>());
+    ASSIGN_OR_RETURN(std::string message, GetString());
+    if (code < 0 || code > static_cast<int32_t>(absl::StatusCode::kUnauthenticated)) {
+      return absl::DataLossError(absl::StrCat("measurement worker message: status code ", code));
+    }
+    out = absl::Status(static_cast<absl::StatusCode>(code), message);
+    return absl::OkStatus();
   }
   // A count of items that each take at least `item_bytes` of what is left.
   absl::StatusOr<uint32_t> GetCount(size_t item_bytes) {
@@ -109,14 +123,21 @@ Reply Answer(RuntimeSource& source, const Request& request) {
     absl::StatusOr<double> runtime = source.Runtime(*modules[0]);
     reply.status = runtime.status();
     if (runtime.ok()) reply.runtime = *runtime;
-  } else {
-    std::vector<const Module*> views;
-    for (const auto& m : modules) views.push_back(m.get());
-    absl::StatusOr<std::vector<Measurement>> timed =
-        source.MeasureInterleaved(views, request.seconds_per_module);
-    reply.status = timed.status();
-    if (timed.ok()) reply.measurements = *std::move(timed);
+    reply.worker_exits = LeavesWorkerUnusable(reply.status);
+    return reply;
   }
+  std::vector<const Module*> views;
+  for (const auto& m : modules) views.push_back(m.get());
+  if (request.kind == RequestKind::kPrepare) {
+    reply.prepared = source.PrepareAll(views);
+    reply.worker_exits = std::any_of(reply.prepared.begin(), reply.prepared.end(),
+                                     LeavesWorkerUnusable);
+    return reply;
+  }
+  absl::StatusOr<std::vector<Measurement>> timed =
+      source.MeasureInterleaved(views, request.seconds_per_module);
+  reply.status = timed.status();
+  if (timed.ok()) reply.measurements = *std::move(timed);
   reply.worker_exits = LeavesWorkerUnusable(reply.status);
   return reply;
 }
@@ -137,7 +158,8 @@ absl::StatusOr<Request> DecodeRequest(std::string_view bytes) {
   Request request;
   ASSIGN_OR_RETURN(const uint8_t kind, r.Get<uint8_t>());
   if (kind != static_cast<uint8_t>(RequestKind::kRuntime) &&
-      kind != static_cast<uint8_t>(RequestKind::kInterleaved)) {
+      kind != static_cast<uint8_t>(RequestKind::kInterleaved) &&
+      kind != static_cast<uint8_t>(RequestKind::kPrepare)) {
     return absl::DataLossError(absl::StrCat("measurement worker: unknown request kind ", kind));
   }
   request.kind = static_cast<RequestKind>(kind);
@@ -153,8 +175,7 @@ absl::StatusOr<Request> DecodeRequest(std::string_view bytes) {
 
 std::string EncodeReply(const Reply& reply) {
   Writer w;
-  w.Put(static_cast<int32_t>(reply.status.code()));
-  w.PutString(std::string(reply.status.message()));
+  w.PutStatus(reply.status);
   w.Put(reply.runtime);
   w.Put(static_cast<uint32_t>(reply.measurements.size()));
   for (const Measurement& m : reply.measurements) {
@@ -164,6 +185,8 @@ std::string EncodeReply(const Reply& reply) {
     w.Put(static_cast<int32_t>(m.runs));
     w.Put(static_cast<uint8_t>(m.converged));
   }
+  w.Put(static_cast<uint32_t>(reply.prepared.size()));
+  for (const absl::Status& verdict : reply.prepared) w.PutStatus(verdict);
   w.Put(static_cast<uint32_t>(reply.fingerprints.size()));
   for (uint64_t f : reply.fingerprints) w.Put(f);
   w.Put(static_cast<uint8_t>(reply.worker_exits));
@@ -173,9 +196,7 @@ std::string EncodeReply(const Reply& reply) {
 absl::StatusOr<Reply> DecodeReply(std::string_view bytes) {
   Reader r(bytes);
   Reply reply;
-  ASSIGN_OR_RETURN(const int32_t code, r.Get<int32_t>());
-  ASSIGN_OR_RETURN(const std::string message, r.GetString());
-  reply.status = absl::Status(static_cast<absl::StatusCode>(code), message);
+  RETURN_IF_ERROR(r.GetStatus(reply.status));
   ASSIGN_OR_RETURN(reply.runtime, r.Get<double>());
   ASSIGN_OR_RETURN(const uint32_t measured, r.GetCount(3 * sizeof(double) + 5));
   for (uint32_t i = 0; i < measured; ++i) {
@@ -187,6 +208,10 @@ absl::StatusOr<Reply> DecodeReply(std::string_view bytes) {
     ASSIGN_OR_RETURN(const uint8_t converged, r.Get<uint8_t>());
     m.converged = converged != 0;
     reply.measurements.push_back(m);
+  }
+  ASSIGN_OR_RETURN(const uint32_t prepared, r.GetCount(sizeof(int32_t) + sizeof(uint64_t)));
+  for (uint32_t i = 0; i < prepared; ++i) {
+    RETURN_IF_ERROR(r.GetStatus(reply.prepared.emplace_back()));
   }
   ASSIGN_OR_RETURN(const uint32_t fingerprints, r.GetCount(sizeof(uint64_t)));
   for (uint32_t i = 0; i < fingerprints; ++i) {

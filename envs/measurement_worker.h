@@ -27,6 +27,7 @@ namespace hlogym::measurement_worker {
 enum class RequestKind : uint8_t {
   kRuntime = 1,      // RuntimeSource::Runtime of one module
   kInterleaved = 2,  // RuntimeSource::MeasureInterleaved of several
+  kPrepare = 3,      // RuntimeSource::PrepareAll of several (compiled in parallel)
 };
 
 struct Request {
@@ -39,6 +40,7 @@ struct Reply {
   absl::Status status;
   double runtime = 0;                      // kRuntime
   std::vector<Measurement> measurements;   // kInterleaved
+  std::vector<absl::Status> prepared;      // kPrepare: one verdict per module
   std::vector<uint64_t> fingerprints;      // of the modules as the worker parsed them
   // The worker exits after this reply: the error may have left its device
   // unusable (a CUDA context is after an illegal address), so the next

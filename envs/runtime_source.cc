@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 #include "core/rewrite/pass_options.h"
 #include "envs/isolated_runtime_source.h"
@@ -64,6 +65,13 @@ absl::StatusOr<std::shared_ptr<RuntimeSource>> MakeMeasuredSource(std::string_vi
 
 }  // namespace
 
+std::vector<absl::Status> RuntimeSource::PrepareAll(const std::vector<const Module*>& modules) {
+  std::vector<absl::Status> verdicts(modules.size());
+  ParallelForEach(0, static_cast<int64_t>(modules.size()),
+                  [&](int64_t i) { verdicts[i] = Prepare(*modules[i]); });
+  return verdicts;
+}
+
 absl::StatusOr<std::vector<Measurement>> RuntimeSource::MeasureInterleaved(
     const std::vector<const Module*>& /*modules*/, double /*seconds_per_module*/) {
   return absl::UnimplementedError(
@@ -94,6 +102,10 @@ absl::StatusOr<std::vector<Measurement>> CpuMeasuredSource::MeasureInterleaved(
 absl::StatusOr<double> GpuMeasuredSource::Runtime(const Module& module) {
   ASSIGN_OR_RETURN(Measurement m, runtime_->Measure(module));
   return m.median_seconds;
+}
+
+absl::Status GpuMeasuredSource::Prepare(const Module& module) {
+  return runtime_->Prepare(module);
 }
 
 absl::StatusOr<std::vector<Measurement>> GpuMeasuredSource::MeasureInterleaved(

@@ -31,6 +31,11 @@ class RuntimeSource {
   // compile them in parallel first. Thread-safe; a no-op where there is
   // nothing to do ahead. An error here will recur in Runtime.
   virtual absl::Status Prepare(const Module& /*module*/) { return absl::OkStatus(); }
+  // Prepare of each module, in parallel: one verdict per module, in order.
+  // Callers that compile many modules before timing them use this, so that
+  // a source in a worker process (IsolatedRuntimeSource) gets them in one
+  // request and compiles them in parallel there.
+  virtual std::vector<absl::Status> PrepareAll(const std::vector<const Module*>& modules);
   // Measures `modules` against one another for choosing between them: timed
   // runs interleaved in rounds (MeasureInterleaved), so that a change of
   // load shifts all alike, and kept out of any cache that Runtime() reads.
@@ -80,6 +85,7 @@ class GpuMeasuredSource : public RuntimeSource {
   std::string name() const override { return "gpu"; }
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return false; }
+  absl::Status Prepare(const Module& module) override;  // compiles its kernels
   absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
       const std::vector<const Module*>& modules, double seconds_per_module = 0) override;
 

@@ -44,13 +44,15 @@ from hlogym.resources import data_dir
 #: faster by more than the noise (the cost model mis-ranks some plans:
 #: planned on it alone, search lost to xla on the CPU, 0.973x against 0.980x
 #: of the default pipeline); with measure=4 and the source's 0.1 s each it
-#: spent about 1 s a module timing, half the main job's time. Runtimes are measured on the GPU
-#: where one is usable (rewards too), else on the CPU: there the episodes plan
-#: on the CPU's cost model, cost:cpu (greedy and search look ahead thousands
-#: of times, which CPU measurement cannot do in 5 minutes on 2 cores), search
-#: times its few candidates on the CPU as above, and each module's original,
-#: default-pipeline and final modules are then timed on the CPU, so the
-#: CPU-measured table covers the modules done by then.
+#: spent about 1 s a module timing, half the main job's time. The episodes
+#: plan on the cost model of the device that measures (greedy and search look
+#: ahead thousands of times; every reward measured would not fit 5 minutes:
+#: on an H100, random and xla alone on 12 modules with GPU rewards took
+#: 127 s), search times its few candidates on that device as above, and each
+#: module's original, default-pipeline and final modules are then timed there
+#: (compiled in parallel first), so the measured table covers the modules
+#: done by then: on the GPU (its H100 model, cost:h100) where one is usable,
+#: else on the CPU (cost:cpu).
 MAIN_OUT = Path("build") / "main"
 #: Shorter CPU measurements than the default (one warm-up, timed runs for
 #: 0.1 s instead of 0.5 s): some 500 modules are timed, the unfused ones for
@@ -138,14 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _main_backend() -> list[str]:
-    """--backend gpu where a GPU and the GPU backend are usable, else the CPU
-    backend's measurements of episodes planned on the CPU cost model, else
-    the cost model alone."""
+    """The GPU's measurements of episodes planned on the H100 cost model where
+    a GPU and the GPU backend are usable, else the CPU backend's of episodes
+    planned on the CPU cost model, else the cost model alone."""
     from hlogym import _hlogym
     from hlogym.cli_common import cuda_devices
 
     if cuda_devices() > 0 and _hlogym.runtime_source_error("gpu") is None:
-        return ["--backend", "gpu"]
+        return ["--backend", "gpu", "--reward-backend", "cost:h100"]
     if _hlogym.runtime_source_error("cpu") is None:
         return ["--backend", MAIN_CPU_BACKEND, "--reward-backend", "cost:cpu"]
     return ["--backend", "cost"]

@@ -393,6 +393,50 @@ ENTRY e {
   EXPECT_EQ(*after, *before);
 }
 
+TEST(GpuRuntimeTest, PrepareCompilesTheKernelsMeasuringNeeds) {
+  REQUIRE_GPU();
+  // Kernels in the entry, a while body and branches; a fresh runtime, so
+  // that no other test's kernels are in its cache.
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+body {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1000] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  ROOT t = (s32[], f32[1000]) tuple(add(i, one), exponential(x))
+}
+cond {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+neg {
+  a = f32[1000] parameter(0)
+  ROOT n = f32[1000] negate(a)
+}
+ENTRY e {
+  x = f32[1000] parameter(0)
+  zero = s32[] constant(0)
+  t = f32[1000] tanh(x)
+  init = (s32[], f32[1000]) tuple(zero, t)
+  w = (s32[], f32[1000]) while(init), condition=cond, body=body
+  y = f32[1000] get-tuple-element(w), index=1
+  p = pred[] parameter(1)
+  ROOT c = f32[1000] conditional(p, y, y), true_computation=neg, false_computation=neg
+})");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<std::unique_ptr<GpuRuntime>> runtime = GpuRuntime::Create();
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  ASSERT_TRUE((*runtime)->Prepare(*m).ok());
+  const int64_t compiled = (*runtime)->kernels().compiled_count();
+  EXPECT_GE(compiled, 3);  // tanh, exponential, negate at least
+  absl::StatusOr<GpuRuntimeReport> report = (*runtime)->MeasureUncached(*m);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ((*runtime)->kernels().compiled_count(), compiled);  // every one was ready
+  EXPECT_EQ(report->stats.total_host_op_count, 0);
+}
+
 TEST(GpuRuntimeTest, WithoutAGpuSaysSoAndSuggestsTheCpuBackend) {
   absl::StatusOr<GpuContext*> gpu = GpuContext::Get();
   if (gpu.ok()) GTEST_SKIP() << "a GPU is present: " << (*gpu)->name();

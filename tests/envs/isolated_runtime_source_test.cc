@@ -187,6 +187,42 @@ TEST(IsolatedRuntimeSourceTest, NotSupportedIsTheInProcessMessageAndKeepsTheWork
   EXPECT_EQ(source->worker_pid(), worker);
 }
 
+TEST(IsolatedRuntimeSourceTest, PreparesManyInOneRequestWithTheInProcessVerdicts) {
+  std::shared_ptr<IsolatedRuntimeSource> source = Isolated();
+  ASSERT_NE(source, nullptr);
+  const std::string unsupported =
+      "HloModule m\nENTRY e {\n  x = f32[64] parameter(0)\n"
+      "  ROOT c = f32[64] custom-call(x), custom_call_target=\"no_such_target\"\n}\n";
+  std::unique_ptr<Module> a = Tanh(300), bad = Parse(unsupported), b = Tanh(301);
+  const pid_t worker = source->worker_pid();
+  const std::vector<absl::Status> verdicts = source->PrepareAll({a.get(), bad.get(), b.get()});
+  const absl::Status in_process = (*MakeRuntimeSource("cpu"))->Prepare(*bad);
+  ASSERT_EQ(verdicts.size(), 3u);
+  EXPECT_TRUE(verdicts[0].ok()) << verdicts[0];
+  ASSERT_FALSE(in_process.ok());
+  EXPECT_EQ(verdicts[1], in_process);
+  EXPECT_TRUE(verdicts[2].ok()) << verdicts[2];
+  EXPECT_EQ(source->Prepare(*bad), in_process);
+  EXPECT_EQ(source->worker_pid(), worker);  // an ordinary error keeps it
+  EXPECT_TRUE(source->PrepareAll({}).empty());
+  // A module measured already is not sent again: with the worker killed
+  // behind the source's back, preparing it asks nothing, so the source has
+  // not noticed the dead worker yet.
+  ASSERT_TRUE(source->Runtime(*a).ok());
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  EXPECT_TRUE(source->Prepare(*a).ok());
+  EXPECT_EQ(source->worker_pid(), worker);
+  // A module that is sent meets the dead worker: it stays unprepared (its
+  // verdict ok, the fault left to its measurement) and the next measurement
+  // starts a new worker.
+  const std::vector<absl::Status> after_crash = source->PrepareAll({b.get()});
+  ASSERT_EQ(after_crash.size(), 1u);
+  EXPECT_TRUE(after_crash[0].ok()) << after_crash[0];
+  EXPECT_EQ(source->worker_pid(), -1);
+  EXPECT_TRUE(source->Runtime(*b).ok());
+  EXPECT_EQ(source->workers_started(), 2);
+}
+
 TEST(IsolatedRuntimeSourceTest, BadOptionsAndAMissingWorkerSayWhatIsWrong) {
   EXPECT_EQ(MakeRuntimeSource("cpu(isolate=2)").status().message(),
             "reward source `cpu`: isolate is 0 or 1, got 2");
@@ -278,6 +314,7 @@ TEST(MeasurementWorkerProtocolTest, MessagesRoundTripAndBadBytesAreErrors) {
   Reply reply;
   reply.status = absl::UnimplementedError("not supported: x");
   reply.measurements.push_back({1.5, 1.0, 0.1, 7, true});
+  reply.prepared = {absl::OkStatus(), absl::UnimplementedError("not supported: y")};
   reply.fingerprints = {42, 7};
   reply.worker_exits = true;
   const std::string bytes = EncodeReply(reply);
@@ -287,6 +324,7 @@ TEST(MeasurementWorkerProtocolTest, MessagesRoundTripAndBadBytesAreErrors) {
   ASSERT_EQ(back->measurements.size(), 1u);
   EXPECT_EQ(back->measurements[0].runs, 7);
   EXPECT_TRUE(back->measurements[0].converged);
+  EXPECT_EQ(back->prepared, reply.prepared);
   EXPECT_EQ(back->fingerprints, reply.fingerprints);
   EXPECT_TRUE(back->worker_exits);
   for (size_t cut = 0; cut < bytes.size(); ++cut) {
@@ -294,6 +332,8 @@ TEST(MeasurementWorkerProtocolTest, MessagesRoundTripAndBadBytesAreErrors) {
   }
   EXPECT_FALSE(DecodeReply(bytes + "x").ok());
   Request request;
+  request.kind = RequestKind::kPrepare;
+  EXPECT_EQ(DecodeRequest(EncodeRequest(request))->kind, RequestKind::kPrepare);
   request.kind = RequestKind::kInterleaved;
   request.seconds_per_module = 0.25;
   request.modules = {"HloModule a", "HloModule b"};

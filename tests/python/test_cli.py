@@ -457,6 +457,21 @@ def test_main_without_a_gpu_measures_on_the_cpu_and_plans_on_its_model(monkeypat
     assert argv == ["--backend", cli.MAIN_CPU_BACKEND, "--reward-backend", "cost:cpu"]
 
 
+def test_main_with_a_gpu_measures_on_it_and_plans_on_the_h100_model(monkeypatch):
+    """Rewards measured on the GPU would not fit the main job's 5 minutes
+    (random and xla on 12 modules took 127 s on an H100), so the episodes
+    plan on the H100 model and the table's rows are timed on the GPU."""
+    sys.path.insert(0, str(ROOT / "python"))
+    import hlogym.cli as cli
+    import hlogym.cli_common as cli_common
+    from hlogym import _hlogym
+
+    monkeypatch.setattr(cli_common, "cuda_devices", lambda: 1)
+    monkeypatch.setattr(_hlogym, "runtime_source_error", lambda spec: None)
+    argv = cli._main_backend()
+    assert argv == ["--backend", "gpu", "--reward-backend", "cost:h100"]
+
+
 def test_validate_replays_on_the_env_the_decisions_file_names(tmp_path):
     """A rollout/compare JSON names its env; replayed on another env (the
     default fusion-v0) its choices mean other rewrites, or run past the end."""
