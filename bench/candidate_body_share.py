@@ -1,0 +1,58 @@
+"""How much of a pool's observed graph lies in candidates' fused bodies.
+
+docs/benchmarks.md ("Stop 25: what offers built only when taken would give")
+uses this to bound what building a candidate's body only when it is taken
+would save: fusion-v0 over the 25 corpus modules, 16 envs, random legal
+actions, every observation's nodes counted. Run from the repository root:
+
+    PYTHONPATH=python .venv/bin/python bench/candidate_body_share.py [STEPS]
+"""
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import hlogym
+
+# Columns of node_features and edge_features (docs/observation.md).
+COMPUTATION, IS_CANDIDATE = 15, 21
+EDGE_TYPE, CALL_EDGE = 1, 2
+
+
+def candidate_body_nodes(obs, row: int) -> tuple[int, int]:
+    """(nodes, nodes in candidates' fused computations) of one row: a body is
+    the computation whose root has a call edge into a candidate node."""
+    features = obs["node_features"][row]
+    n = int(obs["node_mask"][row].sum())
+    candidates = np.flatnonzero(features[:n, IS_CANDIDATE] == 1)
+    calls = obs["edge_mask"][row].astype(bool) & (obs["edge_features"][row, :, EDGE_TYPE] == CALL_EDGE)
+    sources, targets = obs["edge_index"][row, 0][calls], obs["edge_index"][row, 1][calls]
+    bodies = np.unique(features[sources[np.isin(targets, candidates)], COMPUTATION])
+    return n, int(np.isin(features[:n, COMPUTATION], bodies).sum())
+
+
+def main() -> None:
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    files = sorted(str(p) for p in Path("data/corpus/hlo").glob("*.hlo"))
+    env = hlogym.make("fusion-v0", num_envs=16, num_threads=2, seed=0, dataset=files)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    total = in_bodies = 0
+    warnings.simplefilter("ignore", RuntimeWarning)  # rows over the limits autoreset
+    for _ in range(steps):
+        for row in range(obs["node_mask"].shape[0]):
+            n, b = candidate_body_nodes(obs, row)
+            total += n
+            in_bodies += b
+        legal = obs["alt_mask"]
+        actions = np.zeros(legal.shape[:2], dtype=np.int64)
+        for row, alt in zip(*np.nonzero(legal.any(axis=2))):
+            actions[row, alt] = rng.choice(np.flatnonzero(legal[row, alt]))
+        obs, *_ = env.step(actions)
+    print(f"{steps} steps of 16 envs: {total} nodes observed, {in_bodies} in candidates' "
+          f"fused bodies ({100 * in_bodies / total:.1f}%)")
+
+
+if __name__ == "__main__":
+    main()
