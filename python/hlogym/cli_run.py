@@ -311,7 +311,8 @@ def compare_table(results: dict, done: int) -> tuple[str, dict]:
     return format_table(header, rows, footer), summary
 
 
-def plot_compare(results: dict, done: int, summary: dict, path: str, title: str) -> None:
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend; a CliError where it is missing."""
     try:
         import matplotlib
 
@@ -319,6 +320,11 @@ def plot_compare(results: dict, done: int, summary: dict, path: str, title: str)
         import matplotlib.pyplot as plt
     except ImportError:
         raise CliError("--plot needs matplotlib (pip install matplotlib)") from None
+    return plt
+
+
+def plot_compare(results: dict, done: int, summary: dict, path: str, title: str) -> None:
+    plt = _pyplot()
     agents = list(results)
     names = [best_episode(results[agents[0]][m])["benchmark_name"] for m in range(done)]
     show_modules = done <= 40
@@ -481,6 +487,8 @@ def cmd_rollout(args) -> int:
 
 def cmd_compare(args) -> int:
     agents = split_agents(args.agents)
+    if args.plot:
+        _pyplot()  # before minutes of episodes, not after them
     backend, files, env = _setup(args, agents)
     started = time.perf_counter()
     results, done = run_agents(env, agents, len(files), args)

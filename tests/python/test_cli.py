@@ -16,7 +16,7 @@ LAYERNORM = str(SMALL / "layernorm_8192x1024_small.hlo")
 
 
 def run(*args, env_extra=None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), **(env_extra or {}))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), **(env_extra or {})}
     return subprocess.run([sys.executable, "-m", "hlogym", *args], capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=600)
 
@@ -440,6 +440,18 @@ def test_main_help_names_the_compare_arguments():
     assert result.returncode == 0
     for command in ("rollout", "compare", "inspect", "validate", "bench", "summary", "main"):
         assert command in result.stdout
+
+
+def test_compare_without_matplotlib_says_so_before_running_anything(tmp_path):
+    """--plot without matplotlib fails at once, not after the episodes."""
+    fake = tmp_path / "matplotlib"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('matplotlib is not installed')\n")
+    result = run("compare", "--agents", "random", "--backend", "cost", "--dataset", SOFTMAX,
+                 "--plot", str(tmp_path / "c.png"), "--no-progress",
+                 env_extra={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT / 'python'}"})
+    assert_one_line_error(result, "--plot needs matplotlib (pip install matplotlib)")
+    assert result.stdout == ""
 
 
 def test_main_without_a_gpu_measures_on_the_cpu_and_plans_on_its_model(monkeypatch):
