@@ -40,6 +40,12 @@ int64_t GpuKernelCache::size() const {
   return static_cast<int64_t>(order_.size());
 }
 
+void GpuKernelCache::Clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  index_.clear();
+  order_.clear();
+}
+
 absl::StatusOr<std::shared_ptr<const LoadedGpuKernel>> GpuKernelCache::Get(
     const Instruction& instruction) {
   const std::string key = KernelCacheKey(instruction);

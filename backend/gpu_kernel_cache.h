@@ -49,6 +49,10 @@ class GpuKernelCache {
   // loaded on first use. Thread-safe; compiles run outside the lock.
   absl::StatusOr<std::shared_ptr<const LoadedGpuKernel>> Get(const Instruction& instruction);
 
+  // Drops every cached kernel; one an executable still holds is unloaded
+  // when that executable goes.
+  void Clear();
+
   int64_t compiled_count() const { return compiled_; }
   int64_t cache_hits() const { return hits_; }
   int64_t size() const;

@@ -23,4 +23,14 @@ lib=$t/usr/lib/x86_64-linux-gnu
 echo "export CPATH=$t/include:$t/usr/include LIBRARY_PATH=$lib LD_LIBRARY_PATH=$lib:$lib/openblas-pthread:/usr/local/cuda/lib64:\${LD_LIBRARY_PATH:-} CMAKE_PREFIX_PATH=$t/usr"
 U
 chmod +x "$dir/unpack.sh"
+# WHEELS=3.12 (the GPU machine's Python): the wheels `hlogym main` needs beyond
+# the numpy there (scripts/gpu_checks.sh installs them), ~25 MB.
+if [ -n "${WHEELS:-}" ]; then
+  python=python3
+  [ -x .venv/bin/python ] && python=.venv/bin/python
+  "$python" -m pip download -q --no-deps --only-binary=:all: --python-version "$WHEELS" \
+    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+    -d "$dir/wheels" gymnasium farama-notifications cloudpickle typing-extensions tqdm matplotlib \
+    contourpy cycler fonttools kiwisolver pillow pyparsing python-dateutil six packaging
+fi
 du -sh "$dir"
