@@ -7,7 +7,8 @@
 #   echo /.sysroot/ >> .git/info/exclude
 # then on the GPU machine (the `device` tool: carry [".sysroot"]):
 #   bash scripts/gpu_checks.sh "$OUT" build-and-test   # build, GPU tests, the two tables (~6 min)
-#   bash scripts/gpu_checks.sh "$OUT" main             # hlogym main on the GPU (~5 min)
+#   bash scripts/gpu_checks.sh "$OUT" main             # hlogym main on the GPU, then the pool's
+#                                                      # GPU rewards in and out of process (~6 min)
 # (`build` and `test` alone too; `main` passes further arguments to `hlogym main`,
 # e.g. --limit 12.) BUILD (default build-gpu) and SYSROOT (.sysroot) name the folders.
 # A step over its time limit is stopped and the next one runs; the exit status
@@ -57,6 +58,8 @@ case $phase in
     step main 330 env PYTHONPATH="$site:python" PYTHONUNBUFFERED=1 python3 -m hlogym main --no-progress \
       "${@:3}"
     cp build/main/compare.json "$out/" 2>/dev/null
+    # A pool's GPU rewards in this process and in a worker (isolate=1, the default).
+    step isolation 120 env PYTHONPATH="$site:python" python3 bench/pool_reward_isolation.py gpu 15
     ;;
   *)
     echo "unknown phase '$phase': build, test, build-and-test or main" >&2
