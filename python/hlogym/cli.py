@@ -60,13 +60,14 @@ MAIN_OUT = Path("build") / "main"
 #: stopped after 5 (their spread was small) in a burst of load and read 13-23%
 #: slower than another agent's timed at another moment (load 7).
 MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
-#: Why the main job leaves out the modules over 300 instructions (measured at
-#: load 4-5 on the 2-core machine, 14:11, with configs/xla-v0-large.yaml).
+#: Why the main job leaves out the modules over 300 instructions (measured on
+#: the 2-core machine at stop 25 with configs/xla-v0-large.yaml and the main
+#: job's limits; README, "The main job").
 MAIN_TOO_BIG_WHY = (
     "their graphs outgrow xla-v0's limits (five at the start); on xla-v0-large (limits 16x) "
-    "an xla episode takes 3-36 s of env steps, random_beta/_dirichlet/_gamma need over 512 "
-    "steps, and all four agents on the two smallest alone took 110 s (greedy stopped by the "
-    "30 s timeout, search 44-50 s each), more than the 5 minutes the job is sized to")
+    "the four agents on these seven alone took 409 s (search 239 s, greedy 92 s, xla 46 s: "
+    "hundreds of env steps each, random_beta/_dirichlet/_gamma 749), more than the 5 minutes "
+    "the job is sized to")
 MAIN_ARGS = ["compare", "--agents",
              "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
