@@ -51,6 +51,11 @@ std::string FaultyHlo(const std::string& fault) {
          fault + "\"\n}\n";
 }
 
+// A custom-call the CPU backend does not know: an ordinary "not supported".
+constexpr char kUnsupportedHlo[] =
+    "HloModule m\nENTRY e {\n  x = f32[64] parameter(0)\n"
+    "  ROOT c = f32[64] custom-call(x), custom_call_target=\"no_such_target\"\n}\n";
+
 std::shared_ptr<IsolatedRuntimeSource> Isolated(const std::string& extra = "") {
   absl::StatusOr<std::shared_ptr<RuntimeSource>> source = MakeRuntimeSource(
       std::string("cpu(isolate=1, ") + kQuickOptions + (extra.empty() ? "" : ", " + extra) + ")");
@@ -175,12 +180,9 @@ TEST(IsolatedRuntimeSourceTest, AnInternalErrorReachesTheCallerAndEndsTheWorker)
 TEST(IsolatedRuntimeSourceTest, NotSupportedIsTheInProcessMessageAndKeepsTheWorker) {
   std::shared_ptr<IsolatedRuntimeSource> source = Isolated();
   ASSERT_NE(source, nullptr);
-  const std::string text =
-      "HloModule m\nENTRY e {\n  x = f32[64] parameter(0)\n"
-      "  ROOT c = f32[64] custom-call(x), custom_call_target=\"no_such_target\"\n}\n";
   const pid_t worker = source->worker_pid();
-  absl::StatusOr<double> isolated = source->Runtime(*Parse(text));
-  absl::StatusOr<double> in_process = (*MakeRuntimeSource("cpu"))->Runtime(*Parse(text));
+  absl::StatusOr<double> isolated = source->Runtime(*Parse(kUnsupportedHlo));
+  absl::StatusOr<double> in_process = (*MakeRuntimeSource("cpu"))->Runtime(*Parse(kUnsupportedHlo));
   ASSERT_FALSE(isolated.ok());
   ASSERT_FALSE(in_process.ok());
   EXPECT_EQ(isolated.status(), in_process.status());
@@ -190,10 +192,7 @@ TEST(IsolatedRuntimeSourceTest, NotSupportedIsTheInProcessMessageAndKeepsTheWork
 TEST(IsolatedRuntimeSourceTest, PreparesManyInOneRequestWithTheInProcessVerdicts) {
   std::shared_ptr<IsolatedRuntimeSource> source = Isolated();
   ASSERT_NE(source, nullptr);
-  const std::string unsupported =
-      "HloModule m\nENTRY e {\n  x = f32[64] parameter(0)\n"
-      "  ROOT c = f32[64] custom-call(x), custom_call_target=\"no_such_target\"\n}\n";
-  std::unique_ptr<Module> a = Tanh(300), bad = Parse(unsupported), b = Tanh(301);
+  std::unique_ptr<Module> a = Tanh(300), bad = Parse(kUnsupportedHlo), b = Tanh(301);
   const pid_t worker = source->worker_pid();
   const std::vector<absl::Status> verdicts = source->PrepareAll({a.get(), bad.get(), b.get()});
   const absl::Status in_process = (*MakeRuntimeSource("cpu"))->Prepare(*bad);
