@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -232,20 +233,24 @@ absl::Status CheckSameModules(const Reply& reply, const std::vector<const Module
 
 absl::StatusOr<double> IsolatedRuntimeSource::Runtime(const Module& module) {
   const uint64_t fingerprint = Fingerprint(module);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = cache_.find(fingerprint); it != cache_.end()) return it->second;
-  }
+  auto cached = [&]() -> std::optional<double> {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = cache_.find(fingerprint);
+    return it == cache_.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  if (std::optional<double> seconds = cached()) return *seconds;
   Request request;
   request.kind = RequestKind::kRuntime;
   request.modules.push_back(PrintModule(module));
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = cache_.find(fingerprint); it != cache_.end()) return it->second;
+  // Measured while this waited for the worker?
+  if (std::optional<double> seconds = cached()) return *seconds;
   std::lock_guard<std::mutex> device(DeviceTimingMutex(device_));
   ASSIGN_OR_RETURN(Reply reply, Ask(request, options_.timeout_seconds,
                                     absl::StrCat("measuring module `", module.name(), "`")));
   RETURN_IF_ERROR(reply.status);
   RETURN_IF_ERROR(CheckSameModules(reply, {&module}, {fingerprint}));
+  std::lock_guard<std::mutex> cache_lock(cache_mutex_);
   cache_[fingerprint] = reply.runtime;
   return reply.runtime;
 }
@@ -262,7 +267,7 @@ std::vector<absl::Status> IsolatedRuntimeSource::PrepareAll(
                   [&](int64_t i) { fingerprints[i] = Fingerprint(*modules[i]); });
   std::vector<size_t> asked;  // indices of the modules sent
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(cache_mutex_);
     for (size_t i = 0; i < modules.size(); ++i) {
       if (cache_.count(fingerprints[i]) == 0) asked.push_back(i);
     }

@@ -79,10 +79,12 @@ class IsolatedRuntimeSource : public RuntimeSource {
   const std::string device_;  // its DeviceTimingMutex
   const std::string worker_spec_;
   const IsolationOptions options_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // the worker: one request at a time
   pid_t pid_ = -1;
   int socket_ = -1;
   int64_t started_ = 0;
+  // Its own lock, so that a cached answer never waits for a request in flight.
+  mutable std::mutex cache_mutex_;
   std::unordered_map<uint64_t, double> cache_;  // fingerprint -> seconds
 };
 

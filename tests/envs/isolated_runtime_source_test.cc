@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "envs/env_pool.h"
 #include "envs/measurement_worker.h"
@@ -161,6 +162,25 @@ TEST(IsolatedRuntimeSourceTest, AHangTimesOutAndItsWorkerIsKilled) {
   EXPECT_LT(waited, 30.0);
   EXPECT_FALSE(ProcessExists(worker));
   EXPECT_TRUE(source->Runtime(*Tanh(1024)).ok());
+}
+
+TEST(IsolatedRuntimeSourceTest, ACachedAnswerDoesNotWaitForARequestInFlight) {
+  std::shared_ptr<IsolatedRuntimeSource> source = Isolated("timeout_s=3");
+  ASSERT_NE(source, nullptr);
+  std::unique_ptr<Module> measured = Tanh(4096);
+  absl::StatusOr<double> first = source->Runtime(*measured);
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::unique_ptr<Module> hangs = Parse(FaultyHlo("hang"));
+  std::future<absl::StatusOr<double>> hung =
+      std::async(std::launch::async, [&] { return source->Runtime(*hangs); });
+  // Time for the hang to reach the worker and hold it (microseconds of work).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  absl::StatusOr<double> again = source->Runtime(*measured);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *first);
+  // Answered while the hang was still waiting for its worker.
+  EXPECT_EQ(hung.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  EXPECT_EQ(hung.get().status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
 TEST(IsolatedRuntimeSourceTest, AnInternalErrorReachesTheCallerAndEndsTheWorker) {
