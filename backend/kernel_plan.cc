@@ -95,7 +95,6 @@ absl::StatusOr<std::vector<KernelOutput>> KernelOutputs(const Instruction& root,
   return outputs;
 }
 
-
 namespace {
 
 void CollectPrograms(const Computation& computation, std::vector<const Computation*>& out) {

@@ -161,7 +161,6 @@ absl::StatusOr<std::string> CompileToPtx(GpuKernelIr kernel) {
   return CompileToPtx(*kernel.module);
 }
 
-
 absl::StatusOr<std::string> EmitModulePtx(const Module& module) {
   if (module.entry() == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
   const std::vector<const Computation*> programs = ProgramComputations(*module.entry());
