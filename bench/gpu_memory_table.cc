@@ -5,11 +5,15 @@
 // modules are an elementwise chain, a row reduction and a dot (cuBLAS) over
 // shapes that differ in every module, so each one compiles new kernels.
 //   build/bench/hlogym_gpu_memory_table [COUNT]   (default 1000)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/text/parser.h"
 
 #ifdef HLOGYM_HAVE_CUDA
@@ -50,19 +54,26 @@ int Main(int argc, char** argv) {
   const long long before = used();
   std::printf("%12s %16s %16s %10s\n", "measured", "bytes in use", "above start", "kernels");
   int failed = 0;
-  for (int k = 0; k < count; ++k) {
-    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(ModuleText(k));
-    absl::StatusOr<GpuRuntimeReport> report =
-        module.ok() ? gpu.MeasureUncached(**module) : absl::StatusOr<GpuRuntimeReport>(module.status());
-    if (!report.ok()) {
-      if (failed++ < 3) std::printf("module %d FAILED: %s\n", k, std::string(report.status().message()).c_str());
-      continue;
+  // In batches of 100: their kernels compiled in parallel (Prepare), then
+  // each module measured on its own, as the table's rows are.
+  for (int first = 0; first < count; first += 100) {
+    const int last = std::min(count, first + 100);
+    std::vector<std::unique_ptr<Module>> modules(last - first);
+    ParallelForEach(first, last, [&](int64_t k) {
+      absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(ModuleText(static_cast<int>(k)));
+      if (m.ok() && gpu.Prepare(**m).ok()) modules[k - first] = *std::move(m);
+    });
+    for (int k = first; k < last; ++k) {
+      absl::StatusOr<GpuRuntimeReport> report =
+          modules[k - first] != nullptr ? gpu.MeasureUncached(*modules[k - first])
+                                        : absl::InternalError("did not parse or prepare");
+      if (!report.ok() && failed++ < 3) {
+        std::printf("module %d FAILED: %s\n", k, std::string(report.status().message()).c_str());
+      }
     }
-    if ((k + 1) % 100 == 0 || k + 1 == count) {
-      const long long now = used();
-      std::printf("%12d %16lld %16lld %10lld\n", k + 1, now, now - before,
-                  static_cast<long long>(gpu.kernels().size()));
-    }
+    const long long now = used();
+    std::printf("%12d %16lld %16lld %10lld\n", last, now, now - before,
+                static_cast<long long>(gpu.kernels().size()));
   }
   gpu.kernels().Clear();
   const long long cleared = used();

@@ -38,14 +38,14 @@ eval "$(bash "$sysroot/unpack.sh" /tmp/hlogym-sysroot | tail -1)"
 case $phase in
   build | test | build-and-test)
     if [ "$phase" != test ]; then
-      step build 240 env PYTHON=1 bash scripts/gpu_build.sh "$sysroot" "$build" hlogym_backend_tests \
+      step build 210 env PYTHON=1 bash scripts/gpu_build.sh "$sysroot" "$build" hlogym_backend_tests \
         hlogym_envs_tests hlogym_gpu_backend_table hlogym_gpu_memory_table _hlogym
     fi
     [ "$phase" = build ] && exit $failed
     step tests 120 bash -c "$build/tests/hlogym_backend_tests --gtest_filter='Gpu*:Nvptx*' &&
       $build/tests/hlogym_envs_tests --gtest_filter='Isolated*'"
-    step gpu_table 150 "$build/bench/hlogym_gpu_backend_table"
-    step gpu_memory 150 "$build/bench/hlogym_gpu_memory_table" 1000
+    step gpu_table 120 "$build/bench/hlogym_gpu_backend_table"
+    step gpu_memory 120 "$build/bench/hlogym_gpu_memory_table" 1000
     ;;
   main)
     site=/tmp/hlogym-site
