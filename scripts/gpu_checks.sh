@@ -6,7 +6,7 @@
 #   bash scripts/gpu_sysroot.sh .sysroot          # with the Python wheels: WHEELS=3.12
 #   echo /.sysroot/ >> .git/info/exclude
 # then on the GPU machine (the `device` tool: carry [".sysroot"]):
-#   bash scripts/gpu_checks.sh "$OUT" build-and-test   # build, GPU tests, the two tables (~6 min)
+#   bash scripts/gpu_checks.sh "$OUT" build-and-test   # build, GPU tests, both tables, pytest (~6 min)
 #   bash scripts/gpu_checks.sh "$OUT" main             # hlogym main on the GPU, then the pool's
 #                                                      # GPU rewards in and out of process (~6 min)
 # (`build` and `test` alone too; `main` passes further arguments to `hlogym main`,
@@ -34,6 +34,12 @@ step() {  # name, seconds, command...: runs the command into OUT/name.log
 
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv > "$out/summary.txt" 2>&1
 eval "$(bash "$sysroot/unpack.sh" /tmp/hlogym-sysroot | tail -1)"
+# The Python packages hlogym needs beyond numpy, from the wheels gpu_sysroot.sh fetched.
+site=/tmp/hlogym-site
+if [ -d "$sysroot/wheels" ] && [ ! -d "$site" ]; then
+  python3 -m pip install -q --no-index --no-deps --target "$site" "$sysroot"/wheels/*.whl \
+    >> "$out/summary.txt" 2>&1
+fi
 
 case $phase in
   build | test | build-and-test)
@@ -42,17 +48,15 @@ case $phase in
         hlogym_envs_tests hlogym_gpu_backend_table hlogym_gpu_memory_table _hlogym
     fi
     [ "$phase" = build ] && exit $failed
-    step tests 120 bash -c "$build/tests/hlogym_backend_tests --gtest_filter='Gpu*:Nvptx*' &&
+    step tests 100 bash -c "$build/tests/hlogym_backend_tests --gtest_filter='Gpu*:Nvptx*' &&
       $build/tests/hlogym_envs_tests --gtest_filter='Isolated*'"
-    step gpu_table 120 "$build/bench/hlogym_gpu_backend_table"
-    step gpu_memory 120 "$build/bench/hlogym_gpu_memory_table" 1000
+    step gpu_table 100 "$build/bench/hlogym_gpu_backend_table"
+    step gpu_memory 100 "$build/bench/hlogym_gpu_memory_table" 1000
+    # The Python API on the GPU: the `gpu`-marked test runs only where one is present.
+    step pytest_gpu 60 env PYTHONPATH="$site:python" python3 -m pytest -q -p no:cacheprovider \
+      tests/python/test_backend.py
     ;;
   main)
-    site=/tmp/hlogym-site
-    if [ -d "$sysroot/wheels" ] && [ ! -d "$site" ]; then
-      python3 -m pip install -q --no-index --no-deps --target "$site" "$sysroot"/wheels/*.whl \
-        >> "$out/summary.txt" 2>&1
-    fi
     # The table's rows are timed on the GPU after episodes planned on its
     # cost model; `hlogym main` picks that where a GPU is usable.
     step main 330 env PYTHONPATH="$site:python" PYTHONUNBUFFERED=1 python3 -m hlogym main --no-progress \
