@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
 #include "core/text/parser.h"
@@ -105,14 +106,20 @@ bool LeavesWorkerUnusable(const absl::Status& status) {
 
 Reply Answer(RuntimeSource& source, const Request& request) {
   Reply reply;
+  // In parallel: a prepare request carries every module of a table.
+  std::vector<absl::StatusOr<std::unique_ptr<Module>>> parsed(request.modules.size());
+  reply.fingerprints.resize(request.modules.size());
+  ParallelForEach(0, static_cast<int64_t>(parsed.size()), [&](int64_t i) {
+    parsed[i] = ParseModule(request.modules[i]);
+    if (parsed[i].ok()) reply.fingerprints[i] = Fingerprint(**parsed[i]);
+  });
   std::vector<std::unique_ptr<Module>> modules;
-  for (const std::string& text : request.modules) {
-    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text);
+  for (absl::StatusOr<std::unique_ptr<Module>>& module : parsed) {
     if (!module.ok()) {
+      reply.fingerprints.clear();
       reply.status = module.status();
       return reply;
     }
-    reply.fingerprints.push_back(Fingerprint(**module));
     modules.push_back(*std::move(module));
   }
   if (request.kind == RequestKind::kRuntime) {
