@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backend/cost_after_choices.h"
 #include "envs/hlo_rewrite_env.h"
 
 namespace hlogym {
@@ -36,6 +38,23 @@ std::vector<int64_t> ExpandGroupChoices(const std::vector<ChoiceGroup>& groups,
 // without stepping the env.
 absl::StatusOr<double> LookaheadRuntime(const HloRewriteEnv& env,
                                         absl::Span<const int64_t> choices);
+
+// LookaheadRuntime for many choices on one state of `env`. Where the env's
+// runtimes are the cost model's and its post-passes only clean up (CSE,
+// DCE), the estimates come from a view of the module (CostAfterChoices):
+// the same numbers for a walk over the graph instead of a copy per call.
+// Thread-safe; `env` must not step while this lives.
+class Lookahead {
+ public:
+  explicit Lookahead(const HloRewriteEnv& env);
+  absl::StatusOr<double> Runtime(absl::Span<const int64_t> choices) const;
+  // Whether the numbers come from the view (false: a copy per call).
+  bool viewed() const { return view_.has_value(); }
+
+ private:
+  const HloRewriteEnv* env_;
+  std::optional<CostAfterChoices> view_;
+};
 
 // Whether a dry pass spec is producer-consumer fusion ("fusion", "fusion(...)").
 bool IsProducerConsumerFusion(const std::string& dry_pass);

@@ -73,6 +73,7 @@ absl::StatusOr<std::vector<int64_t>> GreedyAgent::Act(const HloRewriteEnv& env) 
     for (const auto& [g, c] : move.assignments) group_choices[g] = c;
   };
 
+  const Lookahead lookahead(env);
   // Every move alone, in parallel: they are independent lookaheads.
   std::vector<Move> moves = Moves(groups, IsProducerConsumerFusion(env.info().dry_pass));
   std::mutex error_mutex;
@@ -83,7 +84,7 @@ absl::StatusOr<std::vector<int64_t>> GreedyAgent::Act(const HloRewriteEnv& env) 
     // Slot moves.size() measures the current module (all originals kept).
     std::vector<int64_t> group_choices(groups.size(), 0);
     if (t < moves.size()) apply(group_choices, moves[t]);
-    absl::StatusOr<double> runtime = LookaheadRuntime(env, expand(group_choices));
+    absl::StatusOr<double> runtime = lookahead.Runtime(expand(group_choices));
     if (!runtime.ok()) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (error.ok()) error = runtime.status();
@@ -136,7 +137,7 @@ absl::StatusOr<std::vector<int64_t>> GreedyAgent::Act(const HloRewriteEnv& env) 
   std::vector<int64_t> best(groups.size(), 0);
   apply(best, *winners.front());
   if (taken.size() == 1) return expand(best);
-  ASSIGN_OR_RETURN(double together, LookaheadRuntime(env, expand(combined)));
+  ASSIGN_OR_RETURN(double together, lookahead.Runtime(expand(combined)));
   evaluations_ += 1;
   if (together <= winners.front()->runtime) return expand(combined);
   if (winners.front()->runtime >= base) {
@@ -149,7 +150,7 @@ absl::StatusOr<std::vector<int64_t>> GreedyAgent::Act(const HloRewriteEnv& env) 
   for (size_t i = 1; i < taken.size(); ++i) {
     std::vector<int64_t> trial = best;
     apply(trial, *taken[i]);
-    ASSIGN_OR_RETURN(double t, LookaheadRuntime(env, expand(trial)));
+    ASSIGN_OR_RETURN(double t, lookahead.Runtime(expand(trial)));
     evaluations_ += 1;
     if (t < runtime * (1.0 - tolerance)) {
       runtime = t;

@@ -8,12 +8,10 @@
 #include "core/ir/unique_id_index.h"
 
 namespace hlogym {
-namespace {
 
-// Instructions that move no data of their own: views, tuples, bookkeeping.
 // Reshape counts as free because every array is row-major here, where XLA
 // lowers a reshape to a bitcast.
-bool IsFree(const Instruction& inst) {
+bool IsCostFree(const Instruction& inst) {
   switch (inst.opcode()) {
     case Opcode::kParameter: case Opcode::kConstant: case Opcode::kGetTupleElement:
     case Opcode::kTuple: case Opcode::kBitcast: case Opcode::kReshape:
@@ -25,6 +23,8 @@ bool IsFree(const Instruction& inst) {
       return false;
   }
 }
+
+namespace {
 
 bool IsTranscendental(Opcode opcode) {
   switch (opcode) {
@@ -279,93 +279,64 @@ KernelWork UnfusedWork(const Instruction& inst, const DeviceSpec& device) {
   return work;
 }
 
-// The trip count of a counted loop (counter < constant, counter starting at a
-// constant), or 1 when it cannot be read off the IR.
-double TripCount(const Instruction& loop) {
-  const Computation* cond = loop.while_condition();
-  const Instruction* root = cond ? cond->root() : nullptr;
-  if (root == nullptr || root->opcode() != Opcode::kCompare ||
-      !root->has_attrs<CompareAttrs>() ||
-      root->comparison_direction() != ComparisonDirection::kLt) {
-    return 1;
-  }
-  const Instruction* counter = root->operand(0);
-  const Instruction* limit = root->operand(1);
-  if (counter->opcode() != Opcode::kGetTupleElement ||
-      counter->operand(0)->opcode() != Opcode::kParameter ||
-      limit->opcode() != Opcode::kConstant || !limit->has_attrs<ConstantAttrs>() ||
-      !limit->shape().IsScalar()) {
-    return 1;
-  }
-  const Instruction* init = loop.operand(0);
-  if (init->opcode() != Opcode::kTuple || counter->tuple_index() >= init->operand_count()) {
-    return 1;
-  }
-  const Instruction* start = init->operand(counter->tuple_index());
-  if (start->opcode() != Opcode::kConstant || !start->has_attrs<ConstantAttrs>() ||
-      !start->shape().IsScalar()) {
-    return 1;
-  }
-  const double trips = static_cast<double>(limit->literal().GetAsInt64(0) -
-                                           start->literal().GetAsInt64(0));
-  return std::max(1.0, trips);
-}
-
 void AddComputation(const Computation& computation, const DeviceSpec& device,
-                    double repeat, CostEstimate* estimate);
+                    int64_t repeat, CostEstimate* estimate, ExactSeconds* total);
 
-void AddKernel(const Instruction& inst, const DeviceSpec& device, double repeat,
-               CostEstimate* estimate) {
-  const KernelWork work = inst.opcode() == Opcode::kFusion && !inst.called_computations().empty()
-                               ? FusionWork(inst, device)
-                               : UnfusedWork(inst, device);
-  const double bytes = work.bytes, flops = work.flops, transcendentals = work.transcendentals;
-  const double seconds = KernelSeconds(bytes, flops, device);
-  estimate->per_kernel.push_back({&inst, bytes, flops, seconds, transcendentals});
-  estimate->transcendentals += transcendentals * repeat;
-  estimate->seconds += seconds * repeat;
-  estimate->bytes += bytes * repeat;
-  estimate->flops += flops * repeat;
+void AddKernel(const Instruction& inst, const DeviceSpec& device, int64_t repeat,
+               CostEstimate* estimate, ExactSeconds* total) {
+  const KernelCost k = EstimateKernel(inst, device);
+  estimate->per_kernel.push_back(k);
+  const double r = static_cast<double>(repeat);
+  estimate->transcendentals += k.transcendentals * r;
+  *total += ToExactSeconds(k.seconds) * repeat;
+  estimate->bytes += k.bytes * r;
+  estimate->flops += k.flops * r;
   estimate->kernels += 1;
 }
 
 void AddComputation(const Computation& computation, const DeviceSpec& device,
-                    double repeat, CostEstimate* estimate) {
+                    int64_t repeat, CostEstimate* estimate, ExactSeconds* total) {
   for (Instruction* inst : computation.MakePostOrder()) {
-    if (IsFree(*inst)) continue;
+    if (IsCostFree(*inst)) continue;
     switch (inst->opcode()) {
       case Opcode::kWhile: {
-        const double trips = TripCount(*inst);
+        const int64_t trips = RepeatTimes(repeat, TripCount(*inst));
         if (inst->while_condition()) {
-          AddComputation(*inst->while_condition(), device, repeat * trips, estimate);
+          AddComputation(*inst->while_condition(), device, trips, estimate, total);
         }
         if (inst->while_body()) {
-          AddComputation(*inst->while_body(), device, repeat * trips, estimate);
+          AddComputation(*inst->while_body(), device, trips, estimate, total);
         }
         break;
       }
       case Opcode::kCall:
         if (!inst->called_computations().empty()) {
-          AddComputation(*inst->to_apply(), device, repeat, estimate);
+          AddComputation(*inst->to_apply(), device, repeat, estimate, total);
         }
         break;
       case Opcode::kConditional: {
         CostEstimate worst;
+        ExactSeconds worst_total = 0;
         for (const Computation* branch : inst->called_computations()) {
           CostEstimate branch_cost;
-          AddComputation(*branch, device, 1, &branch_cost);
-          if (branch_cost.seconds >= worst.seconds) worst = std::move(branch_cost);
+          ExactSeconds branch_total = 0;
+          AddComputation(*branch, device, 1, &branch_cost, &branch_total);
+          if (branch_total >= worst_total) {
+            worst = std::move(branch_cost);
+            worst_total = branch_total;
+          }
         }
-        estimate->seconds += worst.seconds * repeat;
-        estimate->bytes += worst.bytes * repeat;
-        estimate->flops += worst.flops * repeat;
-        estimate->transcendentals += worst.transcendentals * repeat;
+        const double r = static_cast<double>(repeat);
+        *total += worst_total * repeat;
+        estimate->bytes += worst.bytes * r;
+        estimate->flops += worst.flops * r;
+        estimate->transcendentals += worst.transcendentals * r;
         estimate->kernels += worst.kernels;
         for (KernelCost& k : worst.per_kernel) estimate->per_kernel.push_back(k);
         break;
       }
       default:
-        AddKernel(*inst, device, repeat, estimate);
+        AddKernel(*inst, device, repeat, estimate, total);
     }
   }
 }
@@ -389,9 +360,68 @@ absl::StatusOr<DeviceSpec> DeviceByName(std::string_view name) {
       absl::StrCat("unknown device `", std::string(name), "`; known devices: cpu, h100"));
 }
 
+// The trip count of a counted loop (counter < constant, counter starting at a
+// constant), or 1 when it cannot be read off the IR.
+double TripCount(const Instruction& loop, OperandResolver resolve) {
+  const Computation* cond = loop.while_condition();
+  const Instruction* root = cond ? resolve(cond->root()) : nullptr;
+  if (root == nullptr || root->opcode() != Opcode::kCompare ||
+      !root->has_attrs<CompareAttrs>() ||
+      root->comparison_direction() != ComparisonDirection::kLt) {
+    return 1;
+  }
+  const Instruction* counter = resolve(root->operand(0));
+  const Instruction* limit = resolve(root->operand(1));
+  if (counter->opcode() != Opcode::kGetTupleElement ||
+      resolve(counter->operand(0))->opcode() != Opcode::kParameter ||
+      limit->opcode() != Opcode::kConstant || !limit->has_attrs<ConstantAttrs>() ||
+      !limit->shape().IsScalar()) {
+    return 1;
+  }
+  const Instruction* init = resolve(loop.operand(0));
+  if (init->opcode() != Opcode::kTuple || counter->tuple_index() >= init->operand_count()) {
+    return 1;
+  }
+  const Instruction* start = resolve(init->operand(counter->tuple_index()));
+  if (start->opcode() != Opcode::kConstant || !start->has_attrs<ConstantAttrs>() ||
+      !start->shape().IsScalar()) {
+    return 1;
+  }
+  const double trips = static_cast<double>(limit->literal().GetAsInt64(0) -
+                                           start->literal().GetAsInt64(0));
+  return std::max(1.0, trips);
+}
+
+int64_t RepeatTimes(int64_t repeat, double trips) {
+  // Saturated far below int64's end: a product of nested trip counts.
+  constexpr double kMax = 1e15;
+  const double r = std::min(kMax, static_cast<double>(repeat) * std::max(1.0, trips));
+  return static_cast<int64_t>(std::llround(r));
+}
+
+ExactSeconds ToExactSeconds(double seconds) {
+  // Whole femtoseconds: a kernel takes at least a launch (a microsecond), so
+  // rounding moves it by under one part in 10^9. Capped at 9000 s a kernel.
+  const double fs = seconds * 1e15;
+  if (!(fs > 0)) return 0;
+  return static_cast<ExactSeconds>(std::llround(std::min(fs, 9e18)));
+}
+
+double FromExactSeconds(ExactSeconds total) { return static_cast<double>(total) / 1e15; }
+
+KernelCost EstimateKernel(const Instruction& inst, const DeviceSpec& device) {
+  const KernelWork work = inst.opcode() == Opcode::kFusion && !inst.called_computations().empty()
+                               ? FusionWork(inst, device)
+                               : UnfusedWork(inst, device);
+  return {&inst, work.bytes, work.flops, KernelSeconds(work.bytes, work.flops, device),
+          work.transcendentals};
+}
+
 CostEstimate EstimateCost(const Module& module, const DeviceSpec& device) {
   CostEstimate estimate;
-  if (module.entry() != nullptr) AddComputation(*module.entry(), device, 1, &estimate);
+  ExactSeconds total = 0;
+  if (module.entry() != nullptr) AddComputation(*module.entry(), device, 1, &estimate, &total);
+  estimate.seconds = FromExactSeconds(total);
   return estimate;
 }
 

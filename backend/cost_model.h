@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "core/ir/module.h"
 
@@ -65,6 +66,32 @@ struct CostEstimate {
 // One kernel's time on `device`: max(bytes / bandwidth, flops / peak) plus
 // the launch cost, at the cache's bandwidth when the bytes fit in it.
 double KernelSeconds(double bytes, double flops, const DeviceSpec& device);
+
+// A sum of kernel times in whole femtoseconds. Sums of these do not depend
+// on the order of their terms, so a module's estimate is the same number
+// whether it is added up over the module in its post-order or over a view of
+// a module with alternatives (CostAfterChoices, backend/cost_after_choices.h).
+using ExactSeconds = __int128;
+ExactSeconds ToExactSeconds(double seconds);
+double FromExactSeconds(ExactSeconds total);
+
+// Instructions that move no data of their own (views, tuples, bookkeeping):
+// no kernel, no cost.
+bool IsCostFree(const Instruction& inst);
+
+// One kernel's cost (a fusion, or an unfused instruction that needs one).
+KernelCost EstimateKernel(const Instruction& inst, const DeviceSpec& device);
+
+// What an operand stands for: itself in a plain module; in a view of a module
+// with alternatives, the operand the choices pick.
+using OperandResolver = absl::FunctionRef<const Instruction*(const Instruction*)>;
+
+// The trip count of a counted loop (a counter compared with a constant
+// bound, starting at a constant), or 1 when it cannot be read off the IR.
+double TripCount(const Instruction& loop,
+                 OperandResolver resolve = [](const Instruction* i) { return i; });
+// `repeat` runs of a loop of `trips` trips, saturated far below int64's end.
+int64_t RepeatTimes(int64_t repeat, double trips);
 
 // Estimates the entry computation. While loops count their body and
 // condition once per iteration when the trip count can be read off the loop

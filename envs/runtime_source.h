@@ -44,6 +44,10 @@ class RuntimeSource {
   // others say "not supported".
   virtual absl::StatusOr<std::vector<Measurement>> MeasureInterleaved(
       const std::vector<const Module*>& modules, double seconds_per_module = 0);
+  // The device of the analytical cost model when the runtimes are its
+  // estimates (EstimateCost), else null: callers may then estimate a
+  // module they never build (CostAfterChoices) and get the same number.
+  virtual const DeviceSpec* cost_model_device() const { return nullptr; }
 };
 
 // The analytical cost model on a device; deterministic and thread-safe.
@@ -53,6 +57,7 @@ class CostModelSource : public RuntimeSource {
   std::string name() const override { return "cost:" + device_.name; }
   absl::StatusOr<double> Runtime(const Module& module) override;
   bool deterministic() const override { return true; }
+  const DeviceSpec* cost_model_device() const override { return &device_; }
 
  private:
   DeviceSpec device_;

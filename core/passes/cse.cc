@@ -248,7 +248,62 @@ bool MayHaveDuplicates(const Computation& computation) {
   return false;
 }
 
+// A table of instructions by Key, reused across computations: a fresh one
+// per computation regrew through several mallocs in each of the hundreds of
+// fused computations a post-pass CSE of an env step walks.
+using SeenTable = absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>>;
+
+// Walks `computation` in post-order and calls on_duplicate(inst,
+// representative) for each instruction identical to an earlier one (by value
+// number). on_duplicate returns whether to go on, or an error. `removed`
+// says which instructions an earlier replacement took out.
+template <typename Removed, typename OnDuplicate>
+absl::StatusOr<bool> ScanDuplicates(const Computation& computation, ValueNumbers& numbers,
+                                    EffectScan& effects, SeenTable& seen,
+                                    std::vector<Instruction*>& order, Removed removed,
+                                    OnDuplicate on_duplicate) {
+  seen.clear();
+  computation.MakePostOrder(order);
+  for (size_t i = 0; i < order.size(); ++i) {
+    PrefetchAhead(order, i, sizeof(Instruction));
+    Instruction* inst = order[i];
+    if (removed(inst) || !Mergeable(*inst, effects)) continue;
+    const Operands operands = numbers.CanonicalOperands(*inst);
+    auto& bucket = seen[Key(*inst, operands)];
+    Instruction* representative = nullptr;
+    for (Instruction* candidate : bucket) {
+      if (!removed(candidate) && Identical(*inst, operands, *candidate, numbers)) {
+        representative = candidate;
+        break;
+      }
+    }
+    if (representative == nullptr) {
+      bucket.push_back(inst);
+      continue;
+    }
+    absl::StatusOr<bool> go_on = on_duplicate(inst, representative);
+    if (!go_on.ok() || !*go_on) return go_on;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool HasDuplicates(const Computation& computation) {
+  if (!MayHaveDuplicates(computation)) return false;
+  ValueNumbers numbers;
+  EffectScan effects;
+  SeenTable seen;
+  std::vector<Instruction*> order;
+  bool found = false;
+  (void)ScanDuplicates(
+      computation, numbers, effects, seen, order, [](const Instruction*) { return false; },
+      [&](Instruction*, Instruction*) -> absl::StatusOr<bool> {
+        found = true;
+        return false;
+      });
+  return found;
+}
 
 absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
   bool changed = false;
@@ -256,36 +311,20 @@ absl::StatusOr<bool> CsePass::Run(Module& module, Rewriter& rewriter) {
   for (const auto& c : module.computations()) computations.push_back(c.get());
   ValueNumbers numbers;
   EffectScan effects;
-  // One table for every computation, emptied between them: a fresh one per
-  // computation regrew through several mallocs in each of the hundreds of
-  // fused computations a post-pass CSE of an env step walks.
-  absl::flat_hash_map<size_t, absl::InlinedVector<Instruction*, 1>> seen;
+  SeenTable seen;
   std::vector<Instruction*> order;  // reused: a post-order per computation
   for (Computation* computation : computations) {
     if (!MayHaveDuplicates(*computation)) continue;
-    seen.clear();
-    computation->MakePostOrder(order);
-    for (size_t i = 0; i < order.size(); ++i) {
-      PrefetchAhead(order, i, sizeof(Instruction));
-      Instruction* inst = order[i];
-      if (rewriter.IsRemoved(inst) || !Mergeable(*inst, effects)) continue;
-      const Operands operands = numbers.CanonicalOperands(*inst);
-      auto& bucket = seen[Key(*inst, operands)];
-      Instruction* representative = nullptr;
-      for (Instruction* candidate : bucket) {
-        if (!rewriter.IsRemoved(candidate) && Identical(*inst, operands, *candidate, numbers)) {
-          representative = candidate;
-          break;
-        }
-      }
-      if (representative == nullptr) {
-        bucket.push_back(inst);
-        continue;
-      }
-      RETURN_IF_ERROR(rewriter.Replace(inst, representative));
-      numbers.Merge(inst, representative);
-      changed = true;
-    }
+    RETURN_IF_ERROR(ScanDuplicates(
+                        *computation, numbers, effects, seen, order,
+                        [&](const Instruction* inst) { return rewriter.IsRemoved(inst); },
+                        [&](Instruction* inst, Instruction* representative) -> absl::StatusOr<bool> {
+                          RETURN_IF_ERROR(rewriter.Replace(inst, representative));
+                          numbers.Merge(inst, representative);
+                          changed = true;
+                          return true;
+                        })
+                        .status());
   }
   return changed;
 }

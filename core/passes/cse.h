@@ -27,4 +27,11 @@ class CsePass : public Pass {
   bool idempotent() const override { return true; }
 };
 
+// Whether CSE would merge anything in `computation` alone (its callees
+// compared by structure, as the pass does); changes nothing. A dry fusion's
+// candidate body can repeat what the consumer computes already (the
+// producer's copy of it), which the step's CSE then merges: a cost estimate
+// of the candidate as built is too high for it (CostAfterChoices).
+bool HasDuplicates(const Computation& computation);
+
 }  // namespace hlogym

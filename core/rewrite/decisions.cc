@@ -51,19 +51,6 @@ bool SelectableWhileCopying(absl::Span<const AlternativeNode> alts) {
   return true;
 }
 
-// One choice per alternatives node, each in range.
-absl::Status CheckChoices(absl::Span<const AlternativeNode> alts,
-                          absl::Span<const int64_t> choices) {
-  if (choices.size() != alts.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected one choice per alternatives node (", alts.size(), "), got ",
-        choices.size()));
-  }
-  for (size_t i = 0; i < alts.size(); ++i) {
-    if (absl::Status s = CheckChoice(alts[i], choices[i]); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
 
 // The instructions a step's copy keeps (CloneWithChoices' marking), in a
 // per-thread table indexed by unique id whose slot holds the instruction it
@@ -122,6 +109,19 @@ class LiveSet {
 };
 
 }  // namespace
+
+absl::Status CheckChoices(absl::Span<const AlternativeNode> alts,
+                          absl::Span<const int64_t> choices) {
+  if (choices.size() != alts.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected one choice per alternatives node (", alts.size(), "), got ",
+        choices.size()));
+  }
+  for (size_t i = 0; i < alts.size(); ++i) {
+    if (absl::Status s = CheckChoice(alts[i], choices[i]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 std::vector<AlternativeNode> FindAlternatives(const Module& module) {
   std::vector<AlternativeNode> alts;

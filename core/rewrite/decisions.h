@@ -24,6 +24,10 @@ struct AlternativeNode {
 // The alternatives nodes, in NodeOrder.
 std::vector<AlternativeNode> FindAlternatives(const Module& module);
 
+// One choice per alternatives node, each in range; the errors name the node.
+absl::Status CheckChoices(absl::Span<const AlternativeNode> alts,
+                          absl::Span<const int64_t> choices);
+
 // HloEnv-style decisions: a row-major [rows, cols] int array with cols == 2
 // holding (node index, chosen operand), one row per alternatives node. On any
 // error (wrong shape, an index that is no alternatives node, a node named

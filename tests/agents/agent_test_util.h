@@ -33,11 +33,12 @@ inline std::vector<std::string> FastModules() {
 
 // An env from configs/CONFIG.yaml over `modules` (FastModules() by default;
 // small corpus names, or paths ending in .hlo),
-// with the cost model; max_steps and max_nodes overridden when positive.
+// with the cost model; max_steps and the graph limits overridden when positive.
 inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
                                                   std::vector<std::string> modules = {},
                                                   int64_t max_steps = 0, uint64_t seed = 0,
-                                                  int64_t max_nodes = 0, int64_t max_edges = 0) {
+                                                  int64_t max_nodes = 0, int64_t max_edges = 0,
+                                                  int64_t max_alternatives = 0) {
   if (modules.empty()) modules = FastModules();
   absl::StatusOr<EnvConfig> config =
       LoadEnvConfig(std::string(HLOGYM_SOURCE_DIR) + "/configs/" + config_id + ".yaml");
@@ -61,7 +62,8 @@ inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
   spec.max_steps = max_steps > 0 ? max_steps : config->max_steps;
   spec.limits = {max_nodes > 0 ? max_nodes : config->max_nodes,
                  max_edges > 0 ? max_edges : config->max_edges,
-                 config->max_alternatives, config->max_choices};
+                 max_alternatives > 0 ? max_alternatives : config->max_alternatives,
+                 config->max_choices};
   absl::StatusOr<std::unique_ptr<HloRewriteEnv>> env =
       HloRewriteEnv::Create(spec, *std::move(set), seed);
   EXPECT_TRUE(env.ok()) << env.status();

@@ -1,0 +1,308 @@
+#include "backend/cost_after_choices.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "core/passes/cse.h"
+#include "core/passes/dce.h"
+#include "core/rewrite/prune.h"
+
+namespace hlogym {
+
+// A walk's marks and stack, per thread and kept between walks: a node is
+// seen in a walk when its mark is the walk's stamp, so nothing is cleared
+// (64-bit stamps do not wrap, so a nested walk never erases the marks of the
+// walk around it).
+struct CostAfterChoices::Walk {
+  std::vector<uint64_t> seen;
+  uint64_t stamp = 0;
+  std::vector<int32_t> stack;
+  bool cse_changes = false;  // a kernel reached has cse_changes
+
+  uint64_t Begin(size_t nodes) {
+    if (seen.size() < nodes) seen.resize(nodes, 0);
+    return ++stamp;
+  }
+};
+
+absl::StatusOr<CostAfterChoices> CostAfterChoices::Create(
+    const Module& module, absl::Span<const AlternativeNode> alternatives,
+    const DeviceSpec& device, bool cse_after) {
+  CostAfterChoices view;
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError("the module has no entry computation");
+  }
+  view.alternatives_.assign(alternatives.begin(), alternatives.end());
+  // The computations EstimateCost walks: the entry and what its while
+  // loops, calls and conditionals run, found breadth first.
+  std::deque<const Computation*> queue = {module.entry()};
+  view.comp_of_[module.entry()] = 0;
+  view.comps_.emplace_back();
+  while (!queue.empty()) {
+    const Computation* computation = queue.front();
+    queue.pop_front();
+    const int32_t id = view.comp_of_.at(computation);
+    for (const auto& inst : computation->instructions()) {
+      view.node_of_[inst.get()] = static_cast<int32_t>(view.nodes_.size());
+      view.nodes_.push_back({inst.get()});
+    }
+    for (const auto& inst : computation->instructions()) {
+      Node& node = view.nodes_[static_cast<size_t>(view.node_of_.at(inst.get()))];
+      node.first_operand = static_cast<int32_t>(view.operands_.size());
+      for (const Instruction* operand : inst->operands()) {
+        auto it = view.node_of_.find(operand);
+        if (it == view.node_of_.end()) {
+          return absl::InternalError(absl::StrCat("`", inst->name(), "` reads `",
+                                                  operand->name(), "` of another computation"));
+        }
+        view.operands_.push_back(it->second);
+      }
+      node.operand_count = static_cast<int32_t>(inst->operand_count());
+      std::vector<const Computation*> called;
+      switch (inst->opcode()) {
+        case Opcode::kAlternatives:
+          node.kind = Kind::kAlternatives;
+          break;
+        case Opcode::kWhile:
+          node.kind = Kind::kWhile;
+          for (const Computation* c : {inst->while_condition(), inst->while_body()}) {
+            if (c != nullptr) called.push_back(c);
+          }
+          break;
+        case Opcode::kCall:
+          node.kind = inst->called_computations().empty() ? Kind::kFree : Kind::kCall;
+          if (!inst->called_computations().empty()) called.push_back(inst->to_apply());
+          break;
+        case Opcode::kConditional:
+          node.kind = Kind::kConditional;
+          called.assign(inst->called_computations().begin(), inst->called_computations().end());
+          break;
+        default:
+          if (!IsCostFree(*inst)) {
+            node.kind = Kind::kKernel;
+            node.cost = ToExactSeconds(EstimateKernel(*inst, device).seconds);
+            node.cse_changes = cse_after && inst->opcode() == Opcode::kFusion &&
+                               inst->fused_computation() != nullptr &&
+                               HasDuplicates(*inst->fused_computation());
+          }
+      }
+      // EstimateCost skips free instructions before looking at the opcode.
+      if (node.kind != Kind::kAlternatives && IsCostFree(*inst)) {
+        node.kind = Kind::kFree;
+        called.clear();
+      }
+      node.first_called = static_cast<int32_t>(view.called_.size());
+      node.called_count = static_cast<int32_t>(called.size());
+      for (const Computation* c : called) {
+        auto [it, inserted] = view.comp_of_.try_emplace(c, static_cast<int32_t>(view.comps_.size()));
+        if (inserted) {
+          view.comps_.emplace_back();
+          queue.push_back(c);
+        }
+        view.called_.push_back(it->second);
+      }
+      if (!IsRemovableWhenDead(*inst)) view.comps_[id].kept.push_back(view.node_of_.at(inst.get()));
+    }
+    view.comps_[id].root = view.node_of_.at(computation->root());
+  }
+  view.alternative_nodes_.reserve(alternatives.size());
+  for (size_t i = 0; i < alternatives.size(); ++i) {
+    auto it = view.node_of_.find(alternatives[i].node);
+    if (it == view.node_of_.end()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "not supported: a cost estimate after choices with the alternatives node `",
+          alternatives[i].node->name(), "` in computation `",
+          alternatives[i].node->parent()->name(),
+          "`, which the cost model does not walk (a fused or applied computation)"));
+    }
+    view.nodes_[static_cast<size_t>(it->second)].alternative = static_cast<int32_t>(i);
+    view.alternative_nodes_.push_back(it->second);
+  }
+  for (const Node& node : view.nodes_) {
+    if (node.kind == Kind::kAlternatives && node.alternative < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the alternatives node `", node.inst->name(), "` is not among the alternatives given"));
+    }
+  }
+  if (cse_after) {
+    view.MarkCandidatesLikeOthers();
+    RETURN_IF_ERROR(view.CostAfterCse(module, device));
+  }
+  return view;
+}
+
+void CostAfterChoices::MarkCandidatesLikeOthers() {
+  // CSE merges a chosen candidate into an instruction that computes the same
+  // from the same operands (a flax GRU's fused gate, computed again
+  // elsewhere). Such a pair shares opcode, shape and operands, as the
+  // originals they read (a choice of 0 leaves the original); a candidate
+  // sharing them with any other instruction is left to the copies.
+  auto original = [&](int32_t id) {
+    const Node& n = nodes_[static_cast<size_t>(id)];
+    return n.kind == Kind::kAlternatives ? operands_[static_cast<size_t>(n.first_operand)] : id;
+  };
+  auto key = [&](int32_t id) {
+    const Node& n = nodes_[static_cast<size_t>(id)];
+    std::vector<int32_t> reads;
+    for (int32_t i = 0; i < n.operand_count; ++i) {
+      reads.push_back(original(operands_[static_cast<size_t>(n.first_operand + i)]));
+    }
+    std::sort(reads.begin(), reads.end());
+    const Shape& shape = n.inst->shape();
+    return absl::HashOf(static_cast<int>(n.inst->opcode()), static_cast<int>(shape.element_type()),
+                        shape.IsArray() ? shape.dims() : absl::Span<const int64_t>(), reads);
+  };
+  absl::flat_hash_map<size_t, int32_t> count;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind == Kind::kKernel) ++count[key(static_cast<int32_t>(i))];
+  }
+  for (int32_t alt : alternative_nodes_) {
+    const Node& a = nodes_[static_cast<size_t>(alt)];
+    for (int32_t k = 1; k < a.operand_count; ++k) {
+      int32_t candidate = operands_[static_cast<size_t>(a.first_operand + k)];
+      if (nodes_[static_cast<size_t>(candidate)].inst->opcode() == Opcode::kGetTupleElement) {
+        candidate = operands_[static_cast<size_t>(nodes_[static_cast<size_t>(candidate)].first_operand)];
+      }
+      Node& c = nodes_[static_cast<size_t>(candidate)];
+      if (c.kind == Kind::kKernel && count[key(candidate)] > 1) c.like_another = true;
+    }
+  }
+}
+
+absl::Status CostAfterChoices::CostAfterCse(const Module& module, const DeviceSpec& device) {
+  absl::flat_hash_map<std::string_view, int32_t> changing;  // by name
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].cse_changes) changing[nodes_[i].inst->name()] = static_cast<int32_t>(i);
+  }
+  // Each round copies the module choosing the candidates still to cost
+  // (through a get-tuple-element for a multi-output one), with their fused
+  // bodies and operands as built, and runs CSE and DCE: CSE works on each
+  // body alone, and names survive the copy. A candidate read by an original
+  // that another chosen candidate replaces is pruned from that copy and
+  // waits for the next round (a chain of consumers takes a round a link);
+  // past a few rounds the rest stay uncosted. (Choosing no two linked
+  // candidates in a round found fewer per round on jax.random's chains.)
+  constexpr int64_t kMaxRounds = 4;
+  auto pending = [&](const Instruction* candidate) {
+    if (changing.contains(candidate->name())) return true;
+    return candidate->opcode() == Opcode::kGetTupleElement &&
+           changing.contains(candidate->operand(0)->name());
+  };
+  for (int64_t round = 1; round <= kMaxRounds && !changing.empty(); ++round) {
+    std::vector<int64_t> choices(alternatives_.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < alternatives_.size(); ++i) {
+      const Instruction* alt = alternatives_[i].node;
+      for (int64_t k = 1; k < alt->operand_count(); ++k) {
+        if (pending(alt->operand(k))) {
+          choices[i] = k;
+          any = true;
+          break;
+        }
+      }
+    }
+    if (!any) break;
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, CloneWithChoices(module, alternatives_, choices));
+    CsePass cse;
+    DcePass dce;
+    RETURN_IF_ERROR(RunPass(cse, *copy).status());
+    RETURN_IF_ERROR(RunPass(dce, *copy).status());
+    for (const auto& computation : copy->computations()) {
+      for (const auto& inst : computation->instructions()) {
+        auto it = changing.find(inst->name());
+        if (it == changing.end()) continue;
+        Node& node = nodes_[static_cast<size_t>(it->second)];
+        // Merging inside a body leaves its parameters read (a merged pair
+        // reads the same ones), so the operands are the view's; where they
+        // are not, the kernel stays uncosted.
+        if (inst->opcode() == Opcode::kFusion && inst->operand_count() == node.operand_count &&
+            inst->fused_computation() != nullptr && !HasDuplicates(*inst->fused_computation())) {
+          node.cost = ToExactSeconds(EstimateKernel(*inst, device).seconds);
+          node.cse_changes = false;
+        }
+        changing.erase(it);  // costed, or never (cse_changes stays)
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+int32_t CostAfterChoices::Resolve(int32_t node, absl::Span<const int64_t> choices) const {
+  while (nodes_[static_cast<size_t>(node)].kind == Kind::kAlternatives) {
+    const Node& alt = nodes_[static_cast<size_t>(node)];
+    node = operands_[static_cast<size_t>(alt.first_operand + choices[static_cast<size_t>(alt.alternative)])];
+  }
+  return node;
+}
+
+ExactSeconds CostAfterChoices::Total(int32_t comp, int64_t repeat,
+                                     absl::Span<const int64_t> choices, Walk& walk) const {
+  // What pruning keeps: everything the root and the unremovable
+  // instructions read, through the chosen operands. Each kept kernel counts
+  // once, in any order (exact sums).
+  const uint64_t stamp = walk.Begin(nodes_.size());
+  const size_t base = walk.stack.size();
+  const Comp& c = comps_[static_cast<size_t>(comp)];
+  walk.stack.push_back(Resolve(c.root, choices));
+  for (int32_t kept : c.kept) walk.stack.push_back(Resolve(kept, choices));
+  ExactSeconds total = 0;
+  while (walk.stack.size() > base) {
+    const int32_t id = walk.stack.back();
+    walk.stack.pop_back();
+    if (walk.seen[static_cast<size_t>(id)] == stamp) continue;
+    walk.seen[static_cast<size_t>(id)] = stamp;
+    const Node& node = nodes_[static_cast<size_t>(id)];
+    for (int32_t i = 0; i < node.operand_count; ++i) {
+      walk.stack.push_back(Resolve(operands_[static_cast<size_t>(node.first_operand + i)], choices));
+    }
+    const int32_t* called = called_.data() + node.first_called;
+    switch (node.kind) {
+      case Kind::kKernel:
+        walk.cse_changes |= node.cse_changes | node.like_another;
+        total += node.cost * repeat;
+        break;
+      case Kind::kWhile: {
+        const double trips = TripCount(*node.inst, [&](const Instruction* inst) {
+          auto it = node_of_.find(inst);
+          return it == node_of_.end() ? inst : nodes_[static_cast<size_t>(Resolve(it->second, choices))].inst;
+        });
+        const int64_t times = RepeatTimes(repeat, trips);
+        // A nested walk pushes above this one's stack and uses its own stamp
+        // on another computation's nodes.
+        for (int32_t k = 0; k < node.called_count; ++k) total += Total(called[k], times, choices, walk);
+        break;
+      }
+      case Kind::kCall:
+        total += Total(called[0], repeat, choices, walk);
+        break;
+      case Kind::kConditional: {
+        ExactSeconds worst = 0;
+        for (int32_t k = 0; k < node.called_count; ++k) {
+          worst = std::max(worst, Total(called[k], 1, choices, walk));
+        }
+        total += worst * repeat;
+        break;
+      }
+      case Kind::kFree:
+      case Kind::kAlternatives:
+        break;
+    }
+  }
+  return total;
+}
+
+absl::StatusOr<std::optional<double>> CostAfterChoices::Seconds(
+    absl::Span<const int64_t> choices) const {
+  RETURN_IF_ERROR(CheckChoices(alternatives_, choices));
+  thread_local Walk walk;
+  walk.stack.clear();
+  walk.cse_changes = false;
+  const ExactSeconds total = Total(0, 1, choices, walk);
+  if (walk.cse_changes) return std::nullopt;
+  return FromExactSeconds(total);
+}
+
+}  // namespace hlogym
