@@ -300,12 +300,12 @@ void AddComputation(const Computation& computation, const DeviceSpec& device,
     if (IsCostFree(*inst)) continue;
     switch (inst->opcode()) {
       case Opcode::kWhile: {
-        const int64_t trips = RepeatTimes(repeat, TripCount(*inst));
+        const int64_t times = RepeatTimes(repeat, TripCount(*inst));
         if (inst->while_condition()) {
-          AddComputation(*inst->while_condition(), device, trips, estimate, total);
+          AddComputation(*inst->while_condition(), device, times, estimate, total);
         }
         if (inst->while_body()) {
-          AddComputation(*inst->while_body(), device, trips, estimate, total);
+          AddComputation(*inst->while_body(), device, times, estimate, total);
         }
         break;
       }

@@ -61,11 +61,11 @@ MAIN_OUT = Path("build") / "main"
 #: slower than another agent's timed at another moment (load 7).
 MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
 #: Why the main job leaves out the modules over 300 instructions (measured on
-#: the 2-core machine at stop 25 with configs/xla-v0-large.yaml and the main
+#: the 2-core machine at stop 26 with configs/xla-v0-large.yaml and the main
 #: job's limits; README, "The main job").
 MAIN_TOO_BIG_WHY = (
     "their graphs outgrow xla-v0's limits (five at the start); on xla-v0-large (limits 16x) "
-    "the four agents on these seven alone took 409 s (search 239 s, greedy 92 s, xla 46 s: "
+    "the four agents on these seven alone took 317 s (search 176 s, greedy 64 s, xla 39 s: "
     "hundreds of env steps each, random_beta/_dirichlet/_gamma 749), more than the 5 minutes "
     "the job is sized to")
 MAIN_ARGS = ["compare", "--agents",
