@@ -51,10 +51,8 @@ absl::StatusOr<double> LookaheadRuntime(const HloRewriteEnv& env,
 namespace {
 
 // Post-passes whose effect on a lookahead the view sees: DCE is the pruning
-// the view does; CSE finds nothing to merge after a move on a module the
-// post-passes left clean (a candidate equal to a live instruction would
-// compute the same value from the same operands, which CSE merged before;
-// LookaheadTest checks the numbers against copies over the corpus).
+// the view does, and what CSE changes it costs or leaves to a copy (see
+// backend/cost_after_choices.h).
 bool OnlyCleansUp(const std::vector<std::string>& post_passes) {
   return std::all_of(post_passes.begin(), post_passes.end(),
                      [](const std::string& pass) { return pass == "cse" || pass == "dce"; });

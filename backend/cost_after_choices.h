@@ -45,7 +45,8 @@ class CostAfterChoices {
 
   // The estimate in seconds after `choices` (one per alternative, as
   // CloneWithChoices takes them; the same errors for a bad one), or nullopt
-  // where a kernel they keep has a body CSE would change. Thread-safe.
+  // where a kernel they keep is one CSE would change and the view could not
+  // cost (see above). Thread-safe.
   absl::StatusOr<std::optional<double>> Seconds(absl::Span<const int64_t> choices) const;
 
  private:

@@ -51,7 +51,6 @@ bool SelectableWhileCopying(absl::Span<const AlternativeNode> alts) {
   return true;
 }
 
-
 // The instructions a step's copy keeps (CloneWithChoices' marking), in a
 // per-thread table indexed by unique id whose slot holds the instruction it
 // marks, so that asking whether one is marked hashes nothing (a hash set of
