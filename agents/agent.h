@@ -35,6 +35,13 @@ class Agent {
   // stopping it before that end would leave a state nobody chose, timed as
   // the agent's result. RunEpisode's EpisodeLimits leave such steps alone.
   virtual bool following_plan() const { return false; }
+  // The state the plan being followed reaches from `env`, where the agent
+  // kept it (search keeps the fork its plan ends on): the episode takes it
+  // over (HloRewriteEnv::TakeStateOf) rather than stepping the plan again,
+  // the same steps to the same state. nullptr: step on.
+  virtual std::unique_ptr<HloRewriteEnv> TakePlannedState(const HloRewriteEnv& /*env*/) {
+    return nullptr;
+  }
   // Whether its episodes on `env` time modules to decide (search(measure=k)
   // on a measured source). Timing wants the whole machine: the CPU backend's
   // kernels spread over every core, as when the table times the end states

@@ -37,6 +37,14 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
       break;
     }
     RETURN_IF_ERROR(choices.status());
+    if (agent.following_plan()) {
+      // On a big module, stepping a search plan again took a fifth of the
+      // episode.
+      if (std::unique_ptr<HloRewriteEnv> planned = agent.TakePlannedState(env)) {
+        RETURN_IF_ERROR(env.TakeStateOf(std::move(*planned)));
+        continue;
+      }
+    }
     if (absl::Status s = env.Step(*choices).status(); !s.ok()) {
       if (!absl::IsResourceExhausted(s)) return s;
       stop_at_limit(s);

@@ -158,6 +158,9 @@ absl::StatusOr<std::vector<int64_t>> SearchAgent::Act(const HloRewriteEnv& env) 
     return plans_ > 0 && info.fingerprint == final_fingerprint_ && info.step >= final_step_;
   };
   following_plan_ = false;
+  if (planned_state_ != nullptr && (plan_.empty() || plan_.front().step != info.step)) {
+    planned_state_.reset();  // the episode went on without taking it
+  }
   if (planned == nullptr && !at_end()) {
     RETURN_IF_ERROR(Plan(env));
     planned = find_step();
@@ -170,6 +173,15 @@ absl::StatusOr<std::vector<int64_t>> SearchAgent::Act(const HloRewriteEnv& env) 
   // At the plan's target or past it: keeping the originals is the plan.
   following_plan_ = at_end();
   return std::vector<int64_t>(num_alternatives, 0);
+}
+
+std::unique_ptr<HloRewriteEnv> SearchAgent::TakePlannedState(const HloRewriteEnv& env) {
+  const EnvInfo& info = env.info();
+  if (planned_state_ == nullptr || plan_.empty() || plan_.front().step != info.step ||
+      plan_.front().fingerprint != info.fingerprint) {
+    return nullptr;
+  }
+  return std::move(planned_state_);
 }
 
 RuntimeSource* SearchAgent::MeasuredSource(const HloRewriteEnv& env) const {
@@ -383,6 +395,7 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   final_fingerprint_ = best.env->info().fingerprint;
   final_step_ = best.env->info().step;
   planned_runtime_ = best_runtime;
+  planned_state_ = plan_.empty() ? nullptr : std::move(best.env);
   return absl::OkStatus();
 }
 

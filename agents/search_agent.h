@@ -112,6 +112,9 @@ class SearchAgent : public Agent {
   const SearchMeasurement& last_measurement() const { return last_measurement_; }
   MeasuringTime measuring_time() const override { return measuring_time_; }
   bool following_plan() const override { return following_plan_; }
+  // The fork the plan made from `env`'s state ends on, once: the plan's
+  // steps again would give that state.
+  std::unique_ptr<HloRewriteEnv> TakePlannedState(const HloRewriteEnv& env) override;
   bool times_modules(const HloRewriteEnv& env) const override {
     return MeasuredSource(env) != nullptr;
   }
@@ -144,6 +147,9 @@ class SearchAgent : public Agent {
   double planned_runtime_ = 0;
   int64_t plans_ = 0;
   bool following_plan_ = false;  // the last Act's choices came from plan_
+  // The state plan_ leads to, until taken (TakePlannedState) or the episode
+  // moves on without it.
+  std::unique_ptr<HloRewriteEnv> planned_state_;
 };
 
 }  // namespace hlogym

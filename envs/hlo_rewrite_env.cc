@@ -263,4 +263,31 @@ std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
   return copy;
 }
 
+absl::Status HloRewriteEnv::TakeStateOf(HloRewriteEnv&& fork) {
+  if (fork.benchmarks_ != benchmarks_ || fork.spec_.id != spec_.id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "can only take the state of a fork of this env (", spec_.id, "), not of an env of ",
+        fork.spec_.id, " or of another dataset"));
+  }
+  // The fork must have come from this episode: it starts on the same
+  // benchmark and its record begins with this env's steps.
+  const size_t steps = record_.choices.size();
+  if (!in_episode() || !fork.in_episode() || fork.info_.benchmark != info_.benchmark ||
+      fork.record_.choices.size() < steps ||
+      !std::equal(record_.choices.begin(), record_.choices.end(), fork.record_.choices.begin())) {
+    return absl::InvalidArgumentError(
+        "can only take the state of a fork of this env's episode that is as far on as it");
+  }
+  rng_ = fork.rng_;
+  module_ = std::move(fork.module_);
+  dry_ = fork.dry_;
+  info_ = std::move(fork.info_);
+  record_ = std::move(fork.record_);
+  choice_counts_ = std::move(fork.choice_counts_);
+  alternatives_ = std::move(fork.alternatives_);
+  entry_order_ = std::move(fork.entry_order_);
+  round_start_ = std::move(fork.round_start_);
+  return absl::OkStatus();
+}
+
 }  // namespace hlogym

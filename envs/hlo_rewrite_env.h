@@ -118,6 +118,12 @@ class HloRewriteEnv {
   // An independent copy in the same state (same module, step, record; the
   // random generator continues identically).
   std::unique_ptr<HloRewriteEnv> Fork() const;
+  // Moves `fork`'s state into this env: a Fork of it stepped further (an
+  // agent's planned end state) stands for stepping this env there, which
+  // gives the same module, record and generator state. An env of another
+  // spec or dataset, or one that is not as far on in this episode's record,
+  // is an error and changes nothing.
+  absl::Status TakeStateOf(HloRewriteEnv&& fork);
 
  private:
   HloRewriteEnv(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,

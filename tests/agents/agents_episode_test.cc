@@ -250,6 +250,52 @@ TEST(AgentsTest, SearchIsNeverWorseThanGreedyOrXla) {
   }
 }
 
+// Search as it is, counting the planned states the episode takes over.
+class CountingTakes : public Agent {
+ public:
+  explicit CountingTakes(std::unique_ptr<Agent> agent) : agent_(std::move(agent)) {}
+  std::string name() const override { return agent_->name(); }
+  absl::StatusOr<std::vector<int64_t>> Act(const HloRewriteEnv& env) override {
+    return agent_->Act(env);
+  }
+  bool following_plan() const override { return agent_->following_plan(); }
+  std::unique_ptr<HloRewriteEnv> TakePlannedState(const HloRewriteEnv& env) override {
+    std::unique_ptr<HloRewriteEnv> state = agent_->TakePlannedState(env);
+    takes += state != nullptr;
+    return state;
+  }
+  int takes = 0;
+
+ private:
+  std::unique_ptr<Agent> agent_;
+};
+
+TEST(AgentsTest, SearchEpisodesTakeThePlannedStateThatSteppingThePlanGives) {
+  std::unique_ptr<HloRewriteEnv> env =
+      MakeTestEnv("xla-v0", {"layernorm_8192x1024", "softmax_4096x1024", "mlp_train_sgd_256x784"});
+  ASSERT_NE(env, nullptr);
+  for (int64_t b = 0; b < env->benchmarks().size(); ++b) {
+    CountingTakes agent(MakeAgent("search(budget=6, beam=2)", 0).value());
+    absl::StatusOr<EpisodeResult> result = RunEpisode(agent, *env, b, 0);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const std::string name = result->benchmark_name;
+    EXPECT_EQ(agent.takes, 1) << name;
+    ASSERT_GT(result->steps, 0) << name;
+    // The same choices stepped on a fresh env end in the same state.
+    std::unique_ptr<HloRewriteEnv> replay = env->Fork();
+    ASSERT_TRUE(replay->Reset(0, b).ok());
+    for (const std::vector<int64_t>& choices : result->choices) {
+      ASSERT_TRUE(replay->Step(choices).ok()) << name;
+    }
+    EXPECT_EQ(replay->info().fingerprint, result->fingerprint) << name;
+    EXPECT_EQ(replay->info().current_runtime, result->final_runtime) << name;
+    EXPECT_EQ(replay->info().terminated, result->terminated) << name;
+    EXPECT_EQ(replay->record().rewards, env->record().rewards) << name;
+    EXPECT_EQ(Fingerprint(*EndModule(*replay).value()), Fingerprint(*result->final_module))
+        << name;
+  }
+}
+
 TEST(AgentsTest, RunawayEpisodesStopAtTheLimits) {
   std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("fusion-v0", {"layernorm_8192x1024"});
   ASSERT_NE(env, nullptr);

@@ -215,5 +215,58 @@ TEST(HloRewriteEnvTest, ForkContinuesIndependently) {
   EXPECT_EQ(fork->info().fingerprint, env->info().fingerprint);
 }
 
+TEST(HloRewriteEnvTest, TakingTheStateOfAForkAheadIsSteppingThere) {
+  auto env = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 3).value();
+  ASSERT_TRUE(env->Reset(std::nullopt, 2).ok());
+  std::unique_ptr<HloRewriteEnv> stepped = env->Fork();
+  std::unique_ptr<HloRewriteEnv> ahead = env->Fork();
+  ASSERT_TRUE(stepped->Step({1, 0, 1}).ok());
+  ASSERT_TRUE(ahead->Step({1, 0, 1}).ok());
+  ASSERT_TRUE(env->TakeStateOf(std::move(*ahead)).ok());
+  EXPECT_EQ(env->info().step, 1);
+  EXPECT_EQ(env->info().fingerprint, stepped->info().fingerprint);
+  EXPECT_EQ(env->info().current_runtime, stepped->info().current_runtime);
+  EXPECT_EQ(env->info().num_alternatives, stepped->info().num_alternatives);
+  EXPECT_EQ(env->record().choices, stepped->record().choices);
+  EXPECT_EQ(env->record().rewards, stepped->record().rewards);
+  EXPECT_EQ(Fingerprint(env->module()), Fingerprint(stepped->module()));
+  // And it goes on as the stepped env does.
+  const std::vector<int64_t> keep(env->choice_counts().size(), 0);
+  if (!env->info().terminated) {
+    ASSERT_TRUE(env->Step(keep).ok());
+    ASSERT_TRUE(stepped->Step(keep).ok());
+    EXPECT_EQ(env->info().fingerprint, stepped->info().fingerprint);
+    EXPECT_EQ(env->record().rewards, stepped->record().rewards);
+  }
+}
+
+TEST(HloRewriteEnvTest, TakingTheStateOfAnEnvFromElsewhereIsAnErrorAndChangesNothing) {
+  auto env = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 3).value();
+  ASSERT_TRUE(env->Reset(std::nullopt, 2).ok());
+  std::unique_ptr<HloRewriteEnv> behind = env->Fork();
+  std::unique_ptr<HloRewriteEnv> elsewhere = env->Fork();
+  ASSERT_TRUE(env->Step({1, 0, 0}).ok());
+  ASSERT_TRUE(elsewhere->Step({0, 1, 0}).ok());
+  std::unique_ptr<HloRewriteEnv> other_episode = env->Fork();
+  ASSERT_TRUE(other_episode->Reset(std::nullopt, 1).ok());
+  auto other_dataset = HloRewriteEnv::Create(TestSpec(), TestBenchmarks(), 3).value();
+  ASSERT_TRUE(other_dataset->Reset(std::nullopt, 2).ok());
+  ASSERT_TRUE(other_dataset->Step({1, 0, 0}).ok());
+
+  const uint64_t fingerprint = env->info().fingerprint;
+  const uint64_t with_alternatives = Fingerprint(env->module());
+  for (HloRewriteEnv* other :
+       {behind.get(), elsewhere.get(), other_episode.get(), other_dataset.get()}) {
+    absl::Status s = env->TakeStateOf(std::move(*other));
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find("can only take the state of a fork of this env"),
+              std::string::npos) << s;
+    EXPECT_EQ(env->info().fingerprint, fingerprint);
+    EXPECT_EQ(Fingerprint(env->module()), with_alternatives);
+    EXPECT_EQ(env->info().step, 1);
+    EXPECT_EQ(env->record().choices.size(), 1u);
+  }
+}
+
 }  // namespace
 }  // namespace hlogym
