@@ -76,6 +76,7 @@ absl::StatusOr<double> Lookahead::Runtime(absl::Span<const int64_t> choices) con
     ASSIGN_OR_RETURN(std::optional<double> seconds, view_->Seconds(choices));
     if (seconds.has_value()) return *seconds;
   }
+  copies_.fetch_add(1, std::memory_order_relaxed);
   return LookaheadRuntime(*env_, choices);
 }
 

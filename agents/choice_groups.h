@@ -4,6 +4,7 @@
 // value's uses keeps the original alive as well and rarely pays.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,10 +51,13 @@ class Lookahead {
   absl::StatusOr<double> Runtime(absl::Span<const int64_t> choices) const;
   // Whether the numbers come from the view (false: a copy per call).
   bool viewed() const { return view_.has_value(); }
+  // The calls so far that the view could not serve and a copy did.
+  int64_t copies() const { return copies_.load(std::memory_order_relaxed); }
 
  private:
   const HloRewriteEnv* env_;
   std::optional<CostAfterChoices> view_;
+  mutable std::atomic<int64_t> copies_{0};
 };
 
 // Whether a dry pass spec is producer-consumer fusion ("fusion", "fusion(...)").

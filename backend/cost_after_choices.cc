@@ -2,15 +2,73 @@
 
 #include <algorithm>
 #include <deque>
+#include <memory>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/ir/fingerprint.h"
 #include "core/passes/cse.h"
 #include "core/passes/dce.h"
+#include "core/rewrite/pass.h"
 #include "core/rewrite/prune.h"
 
 namespace hlogym {
+
+namespace {
+
+// Copies `source` and what it calls into `module` (callees first), once.
+Computation* CopyInto(const Computation& source, Module& module,
+                      absl::flat_hash_map<const Computation*, Computation*>& copies) {
+  if (auto it = copies.find(&source); it != copies.end()) return it->second;
+  auto copy = std::make_unique<Computation>(source.name());
+  absl::flat_hash_map<const Instruction*, Instruction*> copied;
+  std::vector<Instruction*> operands;
+  for (const Instruction* inst : source.MakePostOrder()) {
+    operands.clear();
+    for (const Instruction* operand : inst->operands()) operands.push_back(copied.at(operand));
+    Instruction* added =
+        copy->AddInstruction(inst->CloneWithNewOperands(inst->shape(), operands));
+    for (int64_t i = 0; i < static_cast<int64_t>(inst->called_computations().size()); ++i) {
+      if (const Computation* callee = inst->called_computations()[i]) {
+        Computation* callee_copy = CopyInto(*callee, module, copies);
+        added->set_called_computation(i, callee_copy);
+        if (callee->fusion_instruction() == inst) callee_copy->set_fusion_instruction(added);
+      }
+    }
+    copied[inst] = added;
+  }
+  copy->set_root(copied.at(source.root()));
+  return copies[&source] = module.AddComputation(std::move(copy));
+}
+
+// A module whose entry is `fusion` alone, reading parameters of its
+// operands' shapes, with copies of the computations it calls.
+std::unique_ptr<Module> FusionAlone(const Instruction& fusion) {
+  auto module = std::make_unique<Module>("fusion_alone");
+  absl::flat_hash_map<const Computation*, Computation*> copies;
+  std::vector<Computation*> callees;
+  for (const Computation* c : fusion.called_computations()) {
+    callees.push_back(c == nullptr ? nullptr : CopyInto(*c, *module, copies));
+  }
+  auto entry = std::make_unique<Computation>("entry");
+  std::vector<Instruction*> parameters;
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    parameters.push_back(entry->AddInstruction(Instruction::CreateParameter(
+        i, fusion.operand(i)->shape(), absl::StrCat("p", i))));
+  }
+  Instruction* copy =
+      entry->AddInstruction(fusion.CloneWithNewOperands(fusion.shape(), parameters));
+  copy->set_called_computations(callees);
+  for (Computation* c : callees) {
+    if (c != nullptr) c->set_fusion_instruction(copy);
+  }
+  entry->set_root(copy);
+  module->set_entry(module->AddComputation(std::move(entry)));
+  return module;
+}
+
+}  // namespace
 
 // A walk's marks and stack, per thread and kept between walks: a node is
 // seen in a walk when its mark is the walk's stamp, so nothing is cleared
@@ -20,7 +78,8 @@ struct CostAfterChoices::Walk {
   std::vector<uint64_t> seen;
   uint64_t stamp = 0;
   std::vector<int32_t> stack;
-  bool cse_changes = false;  // a kernel reached has cse_changes
+  std::vector<int32_t> alike_reached;  // kernels reached that have partners
+  bool cse_changes = false;  // a kernel reached has cse_changes, or a partner beside it
 
   uint64_t Begin(size_t nodes) {
     if (seen.size() < nodes) seen.resize(nodes, 0);
@@ -128,18 +187,19 @@ absl::StatusOr<CostAfterChoices> CostAfterChoices::Create(
     }
   }
   if (cse_after) {
-    view.MarkCandidatesLikeOthers();
-    RETURN_IF_ERROR(view.CostAfterCse(module, device));
+    view.FindCandidatePartners();
+    RETURN_IF_ERROR(view.CostAfterCse(device));
   }
   return view;
 }
 
-void CostAfterChoices::MarkCandidatesLikeOthers() {
+void CostAfterChoices::FindCandidatePartners() {
   // CSE merges a chosen candidate into an instruction that computes the same
   // from the same operands (a flax GRU's fused gate, computed again
   // elsewhere). Such a pair shares opcode, shape and operands, as the
-  // originals they read (a choice of 0 leaves the original); a candidate
-  // sharing them with any other instruction is left to the copies.
+  // originals they read (a choice of 0 leaves the original), and the
+  // computations they call: those are a candidate's partners, and a choice
+  // leaving one live beside it is left to the copies (Total).
   auto original = [&](int32_t id) {
     const Node& n = nodes_[static_cast<size_t>(id)];
     return n.kind == Kind::kAlternatives ? operands_[static_cast<size_t>(n.first_operand)] : id;
@@ -155,10 +215,27 @@ void CostAfterChoices::MarkCandidatesLikeOthers() {
     return absl::HashOf(static_cast<int>(n.inst->opcode()), static_cast<int>(shape.element_type()),
                         shape.IsArray() ? shape.dims() : absl::Span<const int64_t>(), reads);
   };
-  absl::flat_hash_map<size_t, int32_t> count;
+  // Alike in that key, two fusions still merge only if their fused
+  // computations match (CSE compares them node for node); on random_beta,
+  // whose threefry chains offer many candidates of one shape reading the
+  // same values, the key alone sent 23% of greedy's lookaheads to copies.
+  std::vector<size_t> keys(nodes_.size());
+  absl::flat_hash_map<size_t, std::vector<int32_t>> alike;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].kind == Kind::kKernel) ++count[key(static_cast<int32_t>(i))];
+    if (nodes_[i].kind != Kind::kKernel) continue;
+    keys[i] = key(static_cast<int32_t>(i));
+    alike[keys[i]].push_back(static_cast<int32_t>(i));
   }
+  absl::flat_hash_map<int32_t, uint64_t> callees_hash;
+  auto callees = [&](int32_t id) {
+    auto [it, inserted] = callees_hash.try_emplace(id, 0);
+    if (inserted) {
+      for (const Computation* c : nodes_[static_cast<size_t>(id)].inst->called_computations()) {
+        it->second = absl::HashOf(it->second, c == nullptr ? 0 : Fingerprint(*c));
+      }
+    }
+    return it->second;
+  };
   for (int32_t alt : alternative_nodes_) {
     const Node& a = nodes_[static_cast<size_t>(alt)];
     for (int32_t k = 1; k < a.operand_count; ++k) {
@@ -167,64 +244,38 @@ void CostAfterChoices::MarkCandidatesLikeOthers() {
         candidate = operands_[static_cast<size_t>(nodes_[static_cast<size_t>(candidate)].first_operand)];
       }
       Node& c = nodes_[static_cast<size_t>(candidate)];
-      if (c.kind == Kind::kKernel && count[key(candidate)] > 1) c.like_another = true;
+      if (c.kind != Kind::kKernel || c.partner_count > 0) continue;
+      c.first_partner = static_cast<int32_t>(partners_.size());
+      for (int32_t other : alike[keys[static_cast<size_t>(candidate)]]) {
+        if (other != candidate && callees(other) == callees(candidate)) {
+          partners_.push_back(other);
+        }
+      }
+      c.partner_count = static_cast<int32_t>(partners_.size()) - c.first_partner;
     }
   }
 }
 
-absl::Status CostAfterChoices::CostAfterCse(const Module& module, const DeviceSpec& device) {
-  absl::flat_hash_map<std::string_view, int32_t> changing;  // by name
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].cse_changes) changing[nodes_[i].inst->name()] = static_cast<int32_t>(i);
-  }
-  // Each round copies the module choosing the candidates still to cost
-  // (through a get-tuple-element for a multi-output one), with their fused
-  // bodies and operands as built, and runs CSE and DCE: CSE works on each
-  // body alone, and names survive the copy. A candidate read by an original
-  // that another chosen candidate replaces is pruned from that copy and
-  // waits for the next round (a chain of consumers takes a round a link);
-  // past a few rounds the rest stay uncosted. (Choosing no two linked
-  // candidates in a round found fewer per round on jax.random's chains.)
-  constexpr int64_t kMaxRounds = 4;
-  auto pending = [&](const Instruction* candidate) {
-    if (changing.contains(candidate->name())) return true;
-    return candidate->opcode() == Opcode::kGetTupleElement &&
-           changing.contains(candidate->operand(0)->name());
-  };
-  for (int64_t round = 1; round <= kMaxRounds && !changing.empty(); ++round) {
-    std::vector<int64_t> choices(alternatives_.size(), 0);
-    bool any = false;
-    for (size_t i = 0; i < alternatives_.size(); ++i) {
-      const Instruction* alt = alternatives_[i].node;
-      for (int64_t k = 1; k < alt->operand_count(); ++k) {
-        if (pending(alt->operand(k))) {
-          choices[i] = k;
-          any = true;
-          break;
-        }
-      }
-    }
-    if (!any) break;
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, CloneWithChoices(module, alternatives_, choices));
+absl::Status CostAfterChoices::CostAfterCse(const DeviceSpec& device) {
+  // Each such kernel is costed on a module of its own (FusionAlone), where
+  // CSE and DCE leave its body as they would in the whole module. Merging
+  // inside a body leaves its parameters read (a merged pair reads the same
+  // ones), so the operands are the view's; where DCE drops one, the kernel
+  // stays uncosted. (Copies of the whole module choosing the candidates
+  // took a round per link of a chain of them, and were a third of greedy's
+  // time on random_beta.)
+  for (Node& node : nodes_) {
+    if (!node.cse_changes) continue;
+    std::unique_ptr<Module> alone = FusionAlone(*node.inst);
     CsePass cse;
     DcePass dce;
-    RETURN_IF_ERROR(RunPass(cse, *copy).status());
-    RETURN_IF_ERROR(RunPass(dce, *copy).status());
-    for (const auto& computation : copy->computations()) {
-      for (const auto& inst : computation->instructions()) {
-        auto it = changing.find(inst->name());
-        if (it == changing.end()) continue;
-        Node& node = nodes_[static_cast<size_t>(it->second)];
-        // Merging inside a body leaves its parameters read (a merged pair
-        // reads the same ones), so the operands are the view's; where they
-        // are not, the kernel stays uncosted.
-        if (inst->opcode() == Opcode::kFusion && inst->operand_count() == node.operand_count &&
-            inst->fused_computation() != nullptr && !HasDuplicates(*inst->fused_computation())) {
-          node.cost = ToExactSeconds(EstimateKernel(*inst, device).seconds);
-          node.cse_changes = false;
-        }
-        changing.erase(it);  // costed, or never (cse_changes stays)
-      }
+    RETURN_IF_ERROR(RunPass(cse, *alone).status());
+    RETURN_IF_ERROR(RunPass(dce, *alone).status());
+    const Instruction& fusion = *alone->entry()->root();
+    if (fusion.operand_count() == node.operand_count &&
+        !HasDuplicates(*fusion.fused_computation())) {
+      node.cost = ToExactSeconds(EstimateKernel(fusion, device).seconds);
+      node.cse_changes = false;
     }
   }
   return absl::OkStatus();
@@ -245,6 +296,7 @@ ExactSeconds CostAfterChoices::Total(int32_t comp, int64_t repeat,
   // once, in any order (exact sums).
   const uint64_t stamp = walk.Begin(nodes_.size());
   const size_t base = walk.stack.size();
+  const size_t alike_base = walk.alike_reached.size();
   const Comp& c = comps_[static_cast<size_t>(comp)];
   walk.stack.push_back(Resolve(c.root, choices));
   for (int32_t kept : c.kept) walk.stack.push_back(Resolve(kept, choices));
@@ -261,7 +313,8 @@ ExactSeconds CostAfterChoices::Total(int32_t comp, int64_t repeat,
     const int32_t* called = called_.data() + node.first_called;
     switch (node.kind) {
       case Kind::kKernel:
-        walk.cse_changes |= node.cse_changes | node.like_another;
+        walk.cse_changes |= node.cse_changes;
+        if (node.partner_count > 0) walk.alike_reached.push_back(id);
         total += node.cost * repeat;
         break;
       case Kind::kWhile: {
@@ -291,6 +344,15 @@ ExactSeconds CostAfterChoices::Total(int32_t comp, int64_t repeat,
         break;
     }
   }
+  // CSE merges a pair only where both are live in this computation.
+  for (size_t i = alike_base; i < walk.alike_reached.size(); ++i) {
+    const Node& node = nodes_[static_cast<size_t>(walk.alike_reached[i])];
+    for (int32_t k = 0; k < node.partner_count; ++k) {
+      const int32_t partner = partners_[static_cast<size_t>(node.first_partner + k)];
+      walk.cse_changes |= walk.seen[static_cast<size_t>(partner)] == stamp;
+    }
+  }
+  walk.alike_reached.resize(alike_base);
   return total;
 }
 
@@ -299,6 +361,7 @@ absl::StatusOr<std::optional<double>> CostAfterChoices::Seconds(
   RETURN_IF_ERROR(CheckChoices(alternatives_, choices));
   thread_local Walk walk;
   walk.stack.clear();
+  walk.alike_reached.clear();
   walk.cse_changes = false;
   const ExactSeconds total = Total(0, 1, choices, walk);
   if (walk.cse_changes) return std::nullopt;

@@ -9,14 +9,14 @@
 // The pruning is DCE; of other passes run after the choices only CSE is
 // seen, so callers use this only where the post-passes are CSE and DCE. CSE
 // merges inside a candidate's fused body where the producer's copy repeats
-// what the consumer computes: such kernels are costed as CSE leaves them, on
-// a few copies of the module with them chosen (a choice keeping one those
-// could not cost gets no estimate; the caller copies). Across kernels CSE
-// merges a candidate into an instruction computing the same from the same
-// operands (a flax GRU computes a gate twice): a choice keeping a candidate
-// that shares opcode, shape and operands with another instruction gets no
-// estimate either. The tests check the numbers against copies over the
-// corpus and the dataset.
+// what the consumer computes: such kernels are costed as CSE leaves them,
+// each alone in a module of its own (a choice keeping one that could not be
+// costed so gets no estimate; the caller copies). Across kernels CSE merges
+// a candidate into an instruction computing the same from the same operands
+// (a flax GRU computes a gate twice): a choice keeping a candidate that
+// shares opcode, shape, operands and called computations with another
+// instruction it leaves live gets no estimate either. The tests check the
+// numbers against copies over the corpus and the dataset.
 #pragma once
 
 #include <cstdint>
@@ -61,7 +61,10 @@ class CostAfterChoices {
     int32_t alternative = -1;  // kAlternatives: index in the choices
     Kind kind = Kind::kFree;
     bool cse_changes = false;   // kKernel: CSE would merge inside its fused body
-    bool like_another = false;  // kKernel candidate: CSE may merge it with another
+    // kKernel candidate: the instructions CSE would merge it with where both
+    // are live (partners_[first_partner, +partner_count)).
+    int32_t first_partner = 0;
+    int32_t partner_count = 0;
   };
   struct Comp {
     int32_t root = -1;
@@ -70,10 +73,10 @@ class CostAfterChoices {
   struct Walk;
 
   CostAfterChoices() = default;
-  // Marks candidates CSE may merge with another instruction (like_another).
-  void MarkCandidatesLikeOthers();
+  // Finds each candidate's partners: instructions CSE may merge it with.
+  void FindCandidatePartners();
   // Costs the kernels whose fused body CSE would change as it leaves them.
-  absl::Status CostAfterCse(const Module& module, const DeviceSpec& device);
+  absl::Status CostAfterCse(const DeviceSpec& device);
   int32_t Resolve(int32_t node, absl::Span<const int64_t> choices) const;
   ExactSeconds Total(int32_t comp, int64_t repeat, absl::Span<const int64_t> choices,
                      Walk& walk) const;
@@ -85,6 +88,7 @@ class CostAfterChoices {
   absl::flat_hash_map<const Instruction*, int32_t> node_of_;
   absl::flat_hash_map<const Computation*, int32_t> comp_of_;
   std::vector<int32_t> alternative_nodes_;  // node id of each alternative
+  std::vector<int32_t> partners_;           // node ids (Node::first_partner)
   std::vector<AlternativeNode> alternatives_;  // for CheckChoices
 };
 
