@@ -7,7 +7,6 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
-#include "core/ir/fingerprint.h"
 #include "core/passes/cse.h"
 #include "core/passes/dce.h"
 #include "core/rewrite/pass.h"
@@ -197,9 +196,9 @@ void CostAfterChoices::FindCandidatePartners() {
   // CSE merges a chosen candidate into an instruction that computes the same
   // from the same operands (a flax GRU's fused gate, computed again
   // elsewhere). Such a pair shares opcode, shape and operands, as the
-  // originals they read (a choice of 0 leaves the original), and the
-  // computations they call: those are a candidate's partners, and a choice
-  // leaving one live beside it is left to the copies (Total).
+  // originals they read (a choice of 0 leaves the original): those are a
+  // candidate's partners, and a choice leaving one live beside it is left
+  // to the copies (Total).
   auto original = [&](int32_t id) {
     const Node& n = nodes_[static_cast<size_t>(id)];
     return n.kind == Kind::kAlternatives ? operands_[static_cast<size_t>(n.first_operand)] : id;
@@ -215,10 +214,12 @@ void CostAfterChoices::FindCandidatePartners() {
     return absl::HashOf(static_cast<int>(n.inst->opcode()), static_cast<int>(shape.element_type()),
                         shape.IsArray() ? shape.dims() : absl::Span<const int64_t>(), reads);
   };
-  // Alike in that key, two fusions still merge only if their fused
-  // computations match (CSE compares them node for node); on random_beta,
+  // Only where both of a pair are live can CSE merge them: on random_beta,
   // whose threefry chains offer many candidates of one shape reading the
-  // same values, the key alone sent 23% of greedy's lookaheads to copies.
+  // same values, copying every move keeping a candidate with any partner
+  // sent 23% of greedy's lookaheads to copies. (Telling partners apart by
+  // their fused computations' fingerprints too missed a pair CSE merged, on
+  // loss_l2_512x100: the view then differed from the copy.)
   std::vector<size_t> keys(nodes_.size());
   absl::flat_hash_map<size_t, std::vector<int32_t>> alike;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -226,16 +227,6 @@ void CostAfterChoices::FindCandidatePartners() {
     keys[i] = key(static_cast<int32_t>(i));
     alike[keys[i]].push_back(static_cast<int32_t>(i));
   }
-  absl::flat_hash_map<int32_t, uint64_t> callees_hash;
-  auto callees = [&](int32_t id) {
-    auto [it, inserted] = callees_hash.try_emplace(id, 0);
-    if (inserted) {
-      for (const Computation* c : nodes_[static_cast<size_t>(id)].inst->called_computations()) {
-        it->second = absl::HashOf(it->second, c == nullptr ? 0 : Fingerprint(*c));
-      }
-    }
-    return it->second;
-  };
   for (int32_t alt : alternative_nodes_) {
     const Node& a = nodes_[static_cast<size_t>(alt)];
     for (int32_t k = 1; k < a.operand_count; ++k) {
@@ -247,7 +238,7 @@ void CostAfterChoices::FindCandidatePartners() {
       if (c.kind != Kind::kKernel || c.partner_count > 0) continue;
       c.first_partner = static_cast<int32_t>(partners_.size());
       for (int32_t other : alike[keys[static_cast<size_t>(candidate)]]) {
-        if (other != candidate && callees(other) == callees(candidate)) {
+        if (other != candidate) {
           partners_.push_back(other);
         }
       }

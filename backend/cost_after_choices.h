@@ -14,9 +14,9 @@
 // costed so gets no estimate; the caller copies). Across kernels CSE merges
 // a candidate into an instruction computing the same from the same operands
 // (a flax GRU computes a gate twice): a choice keeping a candidate that
-// shares opcode, shape, operands and called computations with another
-// instruction it leaves live gets no estimate either. The tests check the
-// numbers against copies over the corpus and the dataset.
+// shares opcode, shape and operands with another instruction it leaves
+// live gets no estimate either. The tests check the numbers against copies
+// over the corpus and the dataset.
 #pragma once
 
 #include <cstdint>

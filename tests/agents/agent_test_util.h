@@ -33,12 +33,14 @@ inline std::vector<std::string> FastModules() {
 
 // An env from configs/CONFIG.yaml over `modules` (FastModules() by default;
 // small corpus names, or paths ending in .hlo),
-// with the cost model; max_steps and the graph limits overridden when positive.
+// with the config's reward source (`reward`, e.g. "cost:cpu", when given);
+// max_steps and the graph limits overridden when positive.
 inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
                                                   std::vector<std::string> modules = {},
                                                   int64_t max_steps = 0, uint64_t seed = 0,
                                                   int64_t max_nodes = 0, int64_t max_edges = 0,
-                                                  int64_t max_alternatives = 0) {
+                                                  int64_t max_alternatives = 0,
+                                                  const std::string& reward = "") {
   if (modules.empty()) modules = FastModules();
   absl::StatusOr<EnvConfig> config =
       LoadEnvConfig(std::string(HLOGYM_SOURCE_DIR) + "/configs/" + config_id + ".yaml");
@@ -48,7 +50,7 @@ inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
   for (const std::string& m : modules) {
     paths.push_back(m.ends_with(".hlo") ? m : SmallModule(m));
   }
-  absl::StatusOr<std::shared_ptr<RuntimeSource>> source = MakeRuntimeSource(config->reward);
+  absl::StatusOr<std::shared_ptr<RuntimeSource>> source = MakeRuntimeSource(reward.empty() ? config->reward : reward);
   EXPECT_TRUE(source.ok()) << source.status();
   absl::StatusOr<std::shared_ptr<BenchmarkSet>> set =
       BenchmarkSet::Load(paths, config->pre_passes, *source);
