@@ -65,9 +65,9 @@ MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
 #: job's limits; README, "The main job").
 MAIN_TOO_BIG_WHY = (
     "their graphs outgrow xla-v0's limits (five at the start); on xla-v0-large (limits 16x) "
-    "the four agents on these seven alone took 190 s (search 89 s, greedy 31 s, xla 39 s: "
-    "hundreds of env steps each), and all 126 modules 458 s, more than the 5 minutes the job "
-    "is sized to")
+    "the four agents on these seven alone took 273 s (greedy 61 s, xla 39 s, search and the "
+    "rows' timing the rest: hundreds of env steps each), most of the 5 minutes the job is "
+    "sized to")
 MAIN_ARGS = ["compare", "--agents",
              "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
