@@ -21,24 +21,25 @@ from hlogym.cli_common import CliError, fail
 from hlogym.resources import data_dir
 
 #: What `hlogym main` (scripts/run_main.sh) runs: every agent on the bundled
-#: dataset, on xla-v0 (it offers the default pipeline's fusion stages,
-#: multi-output and horizontal fusion included, so agents compete with the
-#: default pipeline on equal terms; on fusion-v0 none could match it), with
-#: the best backend here, sized to finish in under 5 minutes on a
-#: 2-core machine: episodes of up to 512 steps (the xla agent fuses from the
-#: root up, one producer into each consumer a step; 128 cut it short on 7 modules, 0.80x
-#: of the default pipeline on the cost model instead of 0.995x); modules over
-#: 300 instructions after the pre-passes (7 of
-#: 126, the largest jax.random samplers) are skipped (MAIN_TOO_BIG_WHY: their
-#: graphs outgrow xla-v0's limits, and on xla-v0-large the four agents need
-#: minutes for them), and the output names them and says why; an episode stops after
-#: 30 s or once its module grew 8x, since greedy lookahead on a few growing
-#: random_* modules takes minutes (search plans within 10 s, leaving the rest
-#: for timing its candidates and replaying the plan: plans of 20 s, on a
-#: machine at load 9-12, left three random_* episodes stopped after one step,
-#: 0.03x-0.06x of xla's end); and no new chunk of modules starts after
-#: 240 s (220 s stopped a run at load 2-4 at 112 of 119 modules; a run at
-#: load 2-3 covered all 119 in 3 min 0 s). search(measure=2, measure_ms=50) times its 2
+#: dataset, on xla-v0-large (xla-v0, which offers the default pipeline's
+#: fusion stages, multi-output and horizontal fusion included, so agents
+#: compete with the default pipeline on equal terms, with graph limits 16x
+#: and 1024 steps: the agents observe nothing, so the limits only decide which
+#: modules fit; on xla-v0's, five jax.random samplers did not fit at the start
+#: and more outgrew them on the way), with the best backend here, sized to
+#: finish in under 5 minutes on a 2-core machine: episodes of up to 1024
+#: steps (the xla agent fuses from the root up, one producer into each
+#: consumer a step: random_split_fold needs 560 to end on the default
+#: pipeline's module); modules over 1100 instructions after the pre-passes
+#: (3 of 126, the largest jax.random samplers) are skipped (MAIN_TOO_BIG_WHY),
+#: and the output names them and says why; an episode stops after 30 s or
+#: once its module grew 8x, since greedy lookahead on a few growing random_*
+#: modules takes minutes (search plans within 10 s, leaving the rest for
+#: timing its candidates and replaying the plan: plans of 20 s, on a machine
+#: at load 9-12, left three random_* episodes stopped after one step,
+#: 0.03x-0.06x of xla's end); and no new chunk of modules starts after 240 s
+#: (220 s stopped a run at load 2-4 at 112 of 119 modules; a quiet run covered
+#: all 123 in 215 s). search(measure=2, measure_ms=50) times its 2
 #: best end states by the model and the seeds' (xla's, greedy's) on the
 #: measured backend, 50 ms of runs each, and keeps xla's unless another is
 #: faster by more than the noise (the cost model mis-ranks some plans:
@@ -60,18 +61,17 @@ MAIN_OUT = Path("build") / "main"
 #: stopped after 5 (their spread was small) in a burst of load and read 13-23%
 #: slower than another agent's timed at another moment (load 7).
 MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
-#: Why the main job leaves out the modules over 300 instructions (measured on
-#: the 2-core machine at stop 26 with configs/xla-v0-large.yaml and the main
-#: job's limits; README, "The main job").
+#: Why the main job leaves out the modules over 1100 instructions (measured
+#: on the 2-core machine at stop 28 with the main job's settings, two episodes
+#: at a time; README, "The main job").
 MAIN_TOO_BIG_WHY = (
-    "their graphs outgrow xla-v0's limits (five at the start); on xla-v0-large (limits 16x) "
-    "the four agents on these seven alone took 273 s (greedy 61 s, xla 39 s, search and the "
-    "rows' timing the rest: hundreds of env steps each), most of the 5 minutes the job is "
-    "sized to")
+    "greedy's lookahead runs into the 30 s episode limit on each (after 31-211 steps of the 749 "
+    "the xla agent takes, in 13-21 s), search takes 33-60 s; their episodes alone take 268 s of "
+    "a core, over 2 minutes of the 5 the job is sized to")
 MAIN_ARGS = ["compare", "--agents",
              "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
-             "--dataset", str(data_dir() / "dataset"), "--max-instructions", "300",
-             "--env", "xla-v0", "--max-steps", "512", "--max-growth", "8", "--episode-timeout", "30",
+             "--dataset", str(data_dir() / "dataset"), "--max-instructions", "1100",
+             "--env", "xla-v0-large", "--max-steps", "1024", "--max-growth", "8", "--episode-timeout", "30",
              "--time-budget", "240", "--too-big-why", MAIN_TOO_BIG_WHY,
              "--plot", str(MAIN_OUT / "compare.png"), "--out", str(MAIN_OUT / "compare.json")]
 
