@@ -8,8 +8,18 @@ bash scripts/setup.sh || exit 1
 BUILD_DIR=${HLOGYM_BUILD_DIR:-build}
 
 echo "== C++ tests (ctest)"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" 2>&1 | tail -n 60
-cpp=${PIPESTATUS[0]}
+# The whole log goes to a file; shown are the failures with their output
+# (every line but the starts and the passes: a tail cut a failure's output
+# off) and the summary.
+log="$BUILD_DIR/ctest.log"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" > "$log" 2>&1
+cpp=$?
+if [ "$cpp" -ne 0 ]; then
+  grep -v -E '^ *(Start +[0-9]+: |[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed )' "$log"
+else
+  tail -n 4 "$log"
+fi
+echo "(full ctest log: $log)"
 
 echo "== Python tests (pytest)"
 PYTHONPATH=python .venv/bin/python -m pytest tests/python -q -p no:cacheprovider
