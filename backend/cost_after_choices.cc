@@ -217,9 +217,19 @@ void CostAfterChoices::FindCandidatePartners() {
   // Only where both of a pair are live can CSE merge them: on random_beta,
   // whose threefry chains offer many candidates of one shape reading the
   // same values, copying every move keeping a candidate with any partner
-  // sent 23% of greedy's lookaheads to copies. (Telling partners apart by
-  // their fused computations' fingerprints too missed a pair CSE merged, on
-  // loss_l2_512x100: the view then differed from the copy.)
+  // sent 23% of greedy's lookaheads to copies. And only a pair CSE's own
+  // test (SameButOperands) takes for identical: on random_gamma, fusions
+  // of one shape reading the same values but computing different things
+  // still sent greedy to a copy for 7,007 of its moves in 147 steps.
+  // (Telling partners apart by their fused computations' fingerprints
+  // instead missed a pair CSE merged, on loss_l2_512x100: the view then
+  // differed from the copy.) The first merge CSE makes after a move needs
+  // a live candidate: the module before it is CSE's fixed point; merges it
+  // enables are left to the copy that the first one sends the move to.
+  // A body with duplicates is compared as CSE will leave it, which is not
+  // known here (CostAfterCse comes next): such a candidate keeps every
+  // partner of its key (loss_l2_512x100's multi-output candidate repeats a
+  // subtract; CSE merges it, then the fusion into its twin).
   std::vector<size_t> keys(nodes_.size());
   absl::flat_hash_map<size_t, std::vector<int32_t>> alike;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -238,7 +248,11 @@ void CostAfterChoices::FindCandidatePartners() {
       if (c.kind != Kind::kKernel || c.partner_count > 0) continue;
       c.first_partner = static_cast<int32_t>(partners_.size());
       for (int32_t other : alike[keys[static_cast<size_t>(candidate)]]) {
-        if (other != candidate) {
+        const Node& o = nodes_[static_cast<size_t>(other)];
+        // A body CSE shrinks (cse_changes, still as built here) may come
+        // to equal the other's: only clean bodies are told apart.
+        if (other != candidate &&
+            (c.cse_changes || o.cse_changes || SameButOperands(*c.inst, *o.inst))) {
           partners_.push_back(other);
         }
       }

@@ -289,6 +289,10 @@ absl::StatusOr<bool> ScanDuplicates(const Computation& computation, ValueNumbers
 
 }  // namespace
 
+bool SameButOperands(const Instruction& a, const Instruction& b) {
+  return SameOwnFields(a, b) && a.operand_count() == b.operand_count() && SameCallees(a, b);
+}
+
 bool HasDuplicates(const Computation& computation) {
   if (!MayHaveDuplicates(computation)) return false;
   ValueNumbers numbers;

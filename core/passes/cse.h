@@ -34,4 +34,10 @@ class CsePass : public Pass {
 // of the candidate as built is too high for it (CostAfterChoices).
 bool HasDuplicates(const Computation& computation);
 
+// Whether CSE would take `a` and `b` for identical were their operands the
+// same values: everything it compares but the operands (opcode, shape,
+// attributes, called computations by structure). Two instructions for which
+// this is false are never merged, whatever they read.
+bool SameButOperands(const Instruction& a, const Instruction& b);
+
 }  // namespace hlogym

@@ -109,7 +109,8 @@ TEST(LookaheadTest, TheViewGivesTheCopysNumberForEveryMoveOnDatasetModules) {
   // shrinks (a threefry round's iota and broadcasts twice), which the view
   // costs on each alone (they were 1 in 10 of its lookaheads). random_beta
   // offers many candidates of one shape reading the same values, which CSE
-  // merges only if their bodies match too. The flax GRU computes a gate
+  // merges only if their bodies match too (a candidate whose body CSE
+  // shrinks keeps every partner: loss_l2_512x100's multi-output one). The flax GRU computes a gate
   // twice: its candidate and the other copy are merged where both are kept
   // (those moves alone are left to copies); so does loss_l2_512x100 on the
   // CPU cost model (the main job's), from its ninth step. (Steps per
@@ -135,9 +136,11 @@ TEST(LookaheadTest, TheViewGivesTheCopysNumberForEveryMoveOnDatasetModules) {
     absl::StrAppend(&copied_by_module, " ", modules[b].first, ": ", module_copied);
   }
   EXPECT_GT(compared, 100);
-  // Only moves keeping a candidate beside one CSE may merge it with (2.5%
-  // here; 23% of them on random_beta before partners had to be live).
-  EXPECT_LT(copied, compared / 20) << "moves copied of " << compared << ":" << copied_by_module;
+  // Only moves keeping a candidate beside one CSE may merge it with: 59 of
+  // 18,907 here (0.3%); 2.5% while partners needed only the same opcode,
+  // shape and reads, not CSE's own test too; 23% on random_beta before
+  // partners had to be live.
+  EXPECT_LT(copied, compared / 100) << "moves copied of " << compared << ":" << copied_by_module;
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, LookaheadTest,

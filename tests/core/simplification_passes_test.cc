@@ -5,6 +5,7 @@
 #include "core/eval/interpreter.h"
 #include "core/ir/fingerprint.h"
 #include "core/passes/constant_folding.h"
+#include "core/passes/cse.h"
 #include "core/rewrite/prune.h"
 #include "core/text/printer.h"
 #include "simplification_test_util.h"
@@ -152,6 +153,42 @@ sub_e {
   ASSERT_TRUE(RunOnce("cse", *module));
   // r1 and r2 merge; max, a - b and b - a stay apart.
   EXPECT_EQ(CountOpcode(*module, Opcode::kReduce), 4);
+}
+
+// SameButOperands is CSE's test less the operands: the greedy lookahead's
+// view (backend/cost_after_choices.cc) relies on it to rule out merges.
+TEST(CseTest, SameButOperandsComparesAllButTheOperands) {
+  auto module = Parse(EntryModule(R"(p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  z = f32[] constant(0)
+  r1 = f32[] reduce(p0, z), dimensions={0}, to_apply=add_a
+  r2 = f32[] reduce(p1, z), dimensions={0}, to_apply=add_b
+  r3 = f32[] reduce(p0, z), dimensions={0}, to_apply=max_c
+  n1 = f32[4] negate(p0)
+  n2 = f32[4] negate(p1)
+  a1 = f32[4] abs(p0)
+  ROOT r = (f32[], f32[], f32[], f32[4], f32[4], f32[4]) tuple(r1, r2, r3, n1, n2, a1))",
+                                  std::string(kReducers) + R"(
+
+max_c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+})"));
+  ASSERT_NE(module, nullptr);
+  auto named = [&](std::string_view name) -> const Instruction& {
+    for (const auto& inst : module->entry()->instructions()) {
+      if (inst->name() == name) return *inst;
+    }
+    ADD_FAILURE() << "no instruction " << name;
+    return *module->entry()->root();
+  };
+  // Equal callees by structure, other operands: alike.
+  EXPECT_TRUE(SameButOperands(named("r1"), named("r2")));
+  EXPECT_TRUE(SameButOperands(named("n1"), named("n2")));
+  // Another reducer, another opcode: never merged.
+  EXPECT_FALSE(SameButOperands(named("r1"), named("r3")));
+  EXPECT_FALSE(SameButOperands(named("n1"), named("a1")));
 }
 
 // A fusion or call whose computation has a side effect is never merged.
