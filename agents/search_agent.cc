@@ -244,6 +244,19 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
     });
   };
 
+  // A seed's line goes on from its last state only: its node steps in place
+  // (a failed Step leaves an env as it was). Forking a state per step copied
+  // every candidate of the module, a quarter of random_gamma's plan.
+  auto advance = [&](Node& node, const std::vector<int64_t>& choices) -> absl::Status {
+    return MachineGate::Planning([&]() -> absl::Status {
+      const uint64_t before = node.env->info().fingerprint;
+      RETURN_IF_ERROR(node.env->Step(choices).status());
+      node.fingerprints.push_back(before);
+      node.path.push_back(choices);
+      return absl::OkStatus();
+    });
+  };
+
   // Seeds: the greedy and xla policies to the end; every prefix counts.
   // The greedy run's choices are kept, by state, to vary in the beam (a
   // fresh greedy lookahead per beam state would cost more than the beam).
@@ -267,9 +280,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
         plateau = std::move(node);
         break;
       }
-      absl::StatusOr<Node> next = step(node, *choices);
-      if (AtGraphLimit(next.status())) break;
-      ASSIGN_OR_RETURN(node, std::move(next));
+      const absl::Status stepped = advance(node, *choices);
+      if (AtGraphLimit(stepped)) break;
+      RETURN_IF_ERROR(stepped);
       consider(node);
     }
     if (measured != nullptr) greedy_end = (plateau.env != nullptr ? plateau : node).Copy();
@@ -284,9 +297,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
       absl::StatusOr<std::vector<int64_t>> xla_choices =
           MachineGate::Planning([&] { return xla_.Act(*node.env); });
       ASSIGN_OR_RETURN(std::vector<int64_t> choices, std::move(xla_choices));
-      absl::StatusOr<Node> next = step(node, choices);
-      if (AtGraphLimit(next.status())) break;
-      ASSIGN_OR_RETURN(node, std::move(next));
+      const absl::Status stepped = advance(node, choices);
+      if (AtGraphLimit(stepped)) break;
+      RETURN_IF_ERROR(stepped);
       consider(node);
     }
     if (measured != nullptr) seed_ends.push_back(std::move(node));
