@@ -209,7 +209,8 @@ void CostAfterChoices::FindCandidatePartners() {
     for (int32_t i = 0; i < n.operand_count; ++i) {
       reads.push_back(original(operands_[static_cast<size_t>(n.first_operand + i)]));
     }
-    std::sort(reads.begin(), reads.end());
+    // In order, as CSE compares operands, but for commutative ops.
+    if (IsCommutative(n.inst->opcode())) std::sort(reads.begin(), reads.end());
     const Shape& shape = n.inst->shape();
     return absl::HashOf(static_cast<int>(n.inst->opcode()), static_cast<int>(shape.element_type()),
                         shape.IsArray() ? shape.dims() : absl::Span<const int64_t>(), reads);
