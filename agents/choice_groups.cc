@@ -11,12 +11,14 @@ namespace hlogym {
 
 std::vector<ChoiceGroup> GroupAlternatives(absl::Span<const AlternativeNode> alternatives) {
   std::vector<ChoiceGroup> groups;
-  // Key: the node's operands (original first, then the candidates).
-  absl::flat_hash_map<std::vector<const Instruction*>, size_t> index;
+  // Key: the node's operands (original first, then the candidates), as a
+  // view of its operand list (hashed and compared by content; a vector per
+  // node was most of this on the large samplers' thousands of nodes).
+  absl::flat_hash_map<absl::Span<Instruction* const>, size_t> index;
+  index.reserve(alternatives.size());
   for (size_t i = 0; i < alternatives.size(); ++i) {
     const Instruction* node = alternatives[i].node;
-    std::vector<const Instruction*> key(node->operands().begin(), node->operands().end());
-    auto [it, inserted] = index.try_emplace(std::move(key), groups.size());
+    auto [it, inserted] = index.try_emplace(node->operands(), groups.size());
     if (inserted) {
       ChoiceGroup group;
       group.num_choices = node->operand_count();
