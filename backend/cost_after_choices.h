@@ -13,10 +13,11 @@
 // each alone in a module of its own (a choice keeping one that could not be
 // costed so gets no estimate; the caller copies). Across kernels CSE merges
 // a candidate into an instruction computing the same from the same operands
-// (a flax GRU computes a gate twice): a choice keeping a candidate that
-// shares opcode, shape and operands with another instruction it leaves
-// live gets no estimate either. The tests check the numbers against copies
-// over the corpus and the dataset.
+// (a flax GRU computes a gate twice): a choice keeping a candidate that CSE
+// could take for another instruction it leaves live in the same computation
+// (same operands, and equal by CSE's own test, core/passes/cse.h's
+// SameButOperands) gets no estimate either. The tests check the numbers
+// against copies over the corpus and the dataset.
 #pragma once
 
 #include <cstdint>
