@@ -65,9 +65,9 @@ MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
 #: on the 2-core machine at stop 28 with the main job's settings, two episodes
 #: at a time; README, "The main job").
 MAIN_TOO_BIG_WHY = (
-    "greedy's lookahead runs into the 30 s episode limit on each (after 31-211 steps of the 749 "
-    "the xla agent takes, in 13-21 s), search takes 33-60 s; their episodes alone take 268 s of "
-    "a core, over 2 minutes of the 5 the job is sized to")
+    "their episodes alone take 209 s of a core (xla 58 s, 749 steps each; greedy 64 s, stopped by "
+    "the 30 s limit on random_beta; search 86 s), about 2 minutes on top of the 123 other "
+    "modules' 3.6 of the 5 the job is sized to")
 MAIN_ARGS = ["compare", "--agents",
              "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "1100",
