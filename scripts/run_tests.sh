@@ -17,7 +17,7 @@ cpp=$?
 if [ "$cpp" -ne 0 ]; then
   grep -v -E '^ *(Start +[0-9]+: |[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed )' "$log"
 else
-  tail -n 4 "$log"
+  grep -E '^[0-9]+% tests passed|^Total Test time' "$log"
 fi
 echo "(full ctest log: $log)"
 

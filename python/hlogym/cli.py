@@ -66,8 +66,8 @@ MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
 #: at a time; README, "The main job").
 MAIN_TOO_BIG_WHY = (
     "their episodes alone take 209 s of a core (xla 58 s, 749 steps each; greedy 64 s, stopped by "
-    "the 30 s limit on random_beta; search 86 s), about 2 minutes on top of the 123 other "
-    "modules' 3.6 of the 5 the job is sized to")
+    "the 30 s limit on random_beta; search 86 s), about 2 minutes on top of the 3.2-3.6 the "
+    "other 123 modules take, of the 5 the job is sized to")
 MAIN_ARGS = ["compare", "--agents",
              "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
              "--dataset", str(data_dir() / "dataset"), "--max-instructions", "1100",
