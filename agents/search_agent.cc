@@ -233,28 +233,29 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   // The seeds' end states (measured ones only): xla from the start, greedy,
   // xla after greedy.
   std::vector<Node> seed_ends;
+  // Steps `node` itself, recording the step (a failed Step leaves an env as
+  // it was). Called inside MachineGate::Planning only.
+  auto step_in_place = [](Node& node, const std::vector<int64_t>& choices) -> absl::Status {
+    const uint64_t before = node.env->info().fingerprint;
+    RETURN_IF_ERROR(node.env->Step(choices).status());
+    node.fingerprints.push_back(before);
+    node.path.push_back(choices);
+    return absl::OkStatus();
+  };
+  // A child of `from` (the beam branches, so `from` stays as it is).
   auto step = [&](const Node& from, const std::vector<int64_t>& choices)
       -> absl::StatusOr<Node> {
     return MachineGate::Planning([&]() -> absl::StatusOr<Node> {
-      Node child{from.env->Fork(), from.path, from.fingerprints};
-      child.fingerprints.push_back(from.env->info().fingerprint);
-      RETURN_IF_ERROR(child.env->Step(choices).status());
-      child.path.push_back(choices);
+      Node child = from.Copy();
+      RETURN_IF_ERROR(step_in_place(child, choices));
       return child;
     });
   };
-
-  // A seed's line goes on from its last state only: its node steps in place
-  // (a failed Step leaves an env as it was). Forking a state per step copied
-  // every candidate of the module, a quarter of random_gamma's plan.
+  // A seed's line goes on from its last state only: its node steps in place.
+  // Forking a state per step copied every candidate of the module, a quarter
+  // of random_gamma's plan.
   auto advance = [&](Node& node, const std::vector<int64_t>& choices) -> absl::Status {
-    return MachineGate::Planning([&]() -> absl::Status {
-      const uint64_t before = node.env->info().fingerprint;
-      RETURN_IF_ERROR(node.env->Step(choices).status());
-      node.fingerprints.push_back(before);
-      node.path.push_back(choices);
-      return absl::OkStatus();
-    });
+    return MachineGate::Planning([&] { return step_in_place(node, choices); });
   };
 
   // Seeds: the greedy and xla policies to the end; every prefix counts.

@@ -227,10 +227,6 @@ void CostAfterChoices::FindCandidatePartners() {
   // differed from the copy.) The first merge CSE makes after a move needs
   // a live candidate: the module before it is CSE's fixed point; merges it
   // enables are left to the copy that the first one sends the move to.
-  // A body with duplicates is compared as CSE will leave it, which is not
-  // known here (CostAfterCse comes next): such a candidate keeps every
-  // partner of its key (loss_l2_512x100's multi-output candidate repeats a
-  // subtract; CSE merges it, then the fusion into its twin).
   std::vector<size_t> keys(nodes_.size());
   absl::flat_hash_map<size_t, std::vector<int32_t>> alike;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -250,8 +246,11 @@ void CostAfterChoices::FindCandidatePartners() {
       c.first_partner = static_cast<int32_t>(partners_.size());
       for (int32_t other : alike[keys[static_cast<size_t>(candidate)]]) {
         const Node& o = nodes_[static_cast<size_t>(other)];
-        // A body CSE shrinks (cse_changes, still as built here) may come
-        // to equal the other's: only clean bodies are told apart.
+        // CSE compares a body as it leaves it, not known yet for one it
+        // will shrink (cse_changes, as built: CostAfterCse comes next): such
+        // a pair keeps the key alone (loss_l2_512x100's multi-output
+        // candidate repeats a subtract; CSE merges it, then the fusion into
+        // its twin).
         if (other != candidate &&
             (c.cse_changes || o.cse_changes || SameButOperands(*c.inst, *o.inst))) {
           partners_.push_back(other);

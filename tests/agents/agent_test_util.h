@@ -50,7 +50,8 @@ inline std::unique_ptr<HloRewriteEnv> MakeTestEnv(const std::string& config_id,
   for (const std::string& m : modules) {
     paths.push_back(m.ends_with(".hlo") ? m : SmallModule(m));
   }
-  absl::StatusOr<std::shared_ptr<RuntimeSource>> source = MakeRuntimeSource(reward.empty() ? config->reward : reward);
+  absl::StatusOr<std::shared_ptr<RuntimeSource>> source =
+      MakeRuntimeSource(reward.empty() ? config->reward : reward);
   EXPECT_TRUE(source.ok()) << source.status();
   absl::StatusOr<std::shared_ptr<BenchmarkSet>> set =
       BenchmarkSet::Load(paths, config->pre_passes, *source);
