@@ -53,6 +53,10 @@ class Agent {
   // while it times, in an arena of all cores, and RunEpisodes lets TBB start
   // the workers that arena needs besides the paused episodes'.
   virtual bool times_modules(const HloRewriteEnv& /*env*/) const { return false; }
+  // Roughly how long its episodes take against the xla agent's on the same
+  // module (one env step per step, no lookahead), so that RunEpisodes can
+  // start the longest episodes first. Only the order depends on it.
+  virtual double relative_work() const { return 1; }
 };
 
 // What an agent may use besides the env it is shown.

@@ -67,25 +67,43 @@ struct EpisodeLimits {
 absl::StatusOr<std::unique_ptr<Module>> EndModule(const HloRewriteEnv& env);
 
 // Resets `env` on `benchmark` with `seed` and lets `agent` act until the
-// episode ends.
+// episode ends. `beside_timing`: other episodes may time modules meanwhile
+// (Agent::times_modules); this one's steps then go in MachineGate units, so
+// that they pause while another times.
 absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64_t benchmark,
-                                         uint64_t seed, const EpisodeLimits& limits = {});
+                                         uint64_t seed, const EpisodeLimits& limits = {},
+                                         bool beside_timing = false);
 
 struct EpisodeTask {
   int64_t benchmark;
-  uint64_t seed;  // for the env and for the episode's agent
+  uint64_t seed;       // for the env and for the episode's agent
+  size_t agent = 0;    // index into RunEpisodes' agent specs
 };
 
 // Runs every task, up to `parallelism` at a time (0: all cores), each with
-// its own agent MakeAgent(agent_spec, task.seed, context) on its own fork of
-// `prototype`. `on_done` (may be empty) is called once per finished episode,
-// never concurrently, also for failed episodes. Results are in task order; an
-// episode that fails has its `error` set and the others still run; only a
-// bad agent spec fails the whole call.
+// its own agent MakeAgent(agent_specs[task.agent], task.seed, context) on its
+// own fork of `prototype`. The agents' episodes run side by side, longest
+// first (by the benchmark's size and Agent::relative_work): run one agent
+// after another, a long episode left the other cores idle while it ended
+// (the main job's greedy and xla ran at 1.1-1.2 cores of 2). `on_done` (may
+// be empty) is called once per finished episode, never concurrently, also
+// for failed episodes. Results are in task order and do not depend on the
+// order episodes ran in; an episode that fails has its `error` set and the
+// others still run; only a bad agent spec or task fails the whole call.
 absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
-    const HloRewriteEnv& prototype, const std::string& agent_spec,
+    const HloRewriteEnv& prototype, const std::vector<std::string>& agent_specs,
     const std::vector<EpisodeTask>& tasks, int parallelism,
     const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits = {},
     const AgentContext& context = {});
+
+// The same with one agent for every task.
+inline absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
+    const HloRewriteEnv& prototype, const std::string& agent_spec,
+    const std::vector<EpisodeTask>& tasks, int parallelism,
+    const std::function<void(const EpisodeResult&)>& on_done, const EpisodeLimits& limits = {},
+    const AgentContext& context = {}) {
+  return RunEpisodes(prototype, std::vector<std::string>{agent_spec}, tasks, parallelism,
+                     on_done, limits, context);
+}
 
 }  // namespace hlogym

@@ -21,6 +21,8 @@ class RandomAgent : public Agent {
  public:
   explicit RandomAgent(uint64_t seed) : rng_(seed) {}
   std::string name() const override { return "random"; }
+  // Half of xla's over the main job's modules (16.5 against 35.5 s).
+  double relative_work() const override { return 0.5; }
   // One uniform choice per choice group of the env's current graph.
   absl::StatusOr<std::vector<int64_t>> Act(const HloRewriteEnv& env) override;
   // One choice in [0, num_choices[i]) per alternative.

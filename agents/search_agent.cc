@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agents/choice_groups.h"
+#include "agents/machine_gate.h"
 #include "agents/episode_runner.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
@@ -46,66 +44,9 @@ constexpr double kSlowModuleSeconds = 3.0;
 // run (both stop once they took it, after one run).
 constexpr double kProbeSeconds = 1e-9;
 
-// Search's planning on every thread pauses while one of them times its
-// candidates, so that the kernels timed get every core, as when the table
-// times the end state later (Agent::times_modules). Planning enters it step
-// by step; the timing waits for the steps under way to end.
-class MachineGate {
- public:
-  static MachineGate& Get() {
-    static MachineGate* gate = new MachineGate;  // never destroyed
-    return *gate;
-  }
-  // Runs `work` as a unit of planning. Isolated: a thread waiting inside
-  // it (greedy's parallel lookahead, a kernel's loop) must not pick up
-  // another episode's task from the arena, which could reach Time() while
-  // this thread's own Work is open below it: a deadlock.
-  template <typename F>
-  static auto Planning(F&& work) {
-    Work unit;
-    return tbb::this_task_arena::isolate(std::forward<F>(work));
-  }
-  // Runs `timing` once no planning step is under way, holding new ones back.
-  // The caller must not be inside Planning.
-  void Time(const std::function<void()>& timing) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return !timing_; });
-      timing_ = true;
-      changed_.wait(lock, [&] { return working_ == 0; });
-    }
-    timing();
-    std::lock_guard<std::mutex> lock(mutex_);
-    timing_ = false;
-    changed_.notify_all();
-  }
-
- private:
-  // A unit of planning work: waits while a thread times.
-  class Work {
-   public:
-    Work() : gate_(Get()) {
-      std::unique_lock<std::mutex> lock(gate_.mutex_);
-      gate_.changed_.wait(lock, [&] { return !gate_.timing_; });
-      ++gate_.working_;
-    }
-    ~Work() {
-      std::lock_guard<std::mutex> lock(gate_.mutex_);
-      --gate_.working_;
-      gate_.changed_.notify_all();
-    }
-    Work(const Work&) = delete;
-    Work& operator=(const Work&) = delete;
-
-   private:
-    MachineGate& gate_;
-  };
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool timing_ = false;
-  int working_ = 0;
-};
+// Search's planning runs in MachineGate units, so that one episode's timing
+// of its candidates pauses the planning on other threads (and the steps of
+// other agents' episodes run beside it, RunEpisodes).
 
 // Whether `candidate`'s median is below `reference`'s by more than the
 // noise, both from at least kMinMeasuredRuns runs. The spread is one run's;

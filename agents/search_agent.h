@@ -115,6 +115,9 @@ class SearchAgent : public Agent {
   // The fork the plan made from `env`'s state ends on, once: the plan's
   // steps again would give that state.
   std::unique_ptr<HloRewriteEnv> TakePlannedState(const HloRewriteEnv& env) override;
+  // A plan runs greedy and xla (twice) to the end, then the beam: 4x xla's
+  // over the main job's modules (144 against 35.5 s).
+  double relative_work() const override { return 4; }
   bool times_modules(const HloRewriteEnv& env) const override {
     return MeasuredSource(env) != nullptr;
   }

@@ -34,7 +34,7 @@ from hlogym._hlogym import (  # noqa: F401
     nvptx_available,
 )
 from hlogym._hlogym import __version__  # noqa: F401
-from hlogym.agents import Agent, agent_names, make_agent  # noqa: F401
+from hlogym.agents import Agent, agent_names, make_agent, run_episodes  # noqa: F401
 from hlogym.hloenv import HloEnv  # noqa: F401
 from hlogym.vector_env import HloGymEnv, HloVectorEnv, make  # noqa: F401
 from hlogym import registration as _registration

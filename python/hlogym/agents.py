@@ -88,10 +88,29 @@ class Agent:
         candidate end states there too ('measure_seconds' per episode, of
         which 'measure_compile_seconds' compiling); without `measure_on` they
         use the env's own source where it is measured."""
-        tasks = [(int(b), self.seed + e) for b in benchmarks for e in range(int(episodes))]
-        return _hlogym.run_episodes(_pool_of(env), self.spec, tasks, int(parallelism), on_done,
-                                    float(max_seconds), float(max_growth), measure_on or "",
-                                    bool(hold))
+        return run_episodes([self], env, benchmarks, episodes=episodes, parallelism=parallelism,
+                            on_done=on_done, max_seconds=max_seconds, max_growth=max_growth,
+                            measure_on=measure_on, hold=hold)[0]
+
+
+def run_episodes(agents: Iterable[Agent], env: Any, benchmarks: Iterable[int], *,
+                 episodes: int = 1, parallelism: int = 0,
+                 on_done: Callable[[dict], None] | None = None,
+                 max_seconds: float = 0, max_growth: float = 0,
+                 measure_on: str | None = None, hold: bool = False) -> list:
+    """Agent.run_episodes for several agents at once: one list of episode
+    dicts (or one HeldEpisodes with `hold`) per agent, in the agents' order.
+    The episodes of all agents share the cores, longest first, so that one
+    long episode does not leave the others idle at the end of its agent's
+    turn; a search(measure=k) timing its candidates pauses the others' steps.
+    The results are the same as one agent after the other."""
+    agents = list(agents)
+    benchmarks = [int(b) for b in benchmarks]
+    tasks = [(b, agent.seed + e, i) for i, agent in enumerate(agents)
+             for b in benchmarks for e in range(int(episodes))]
+    return _hlogym.run_episodes(_pool_of(env), [agent.spec for agent in agents], tasks,
+                                int(parallelism), on_done, float(max_seconds), float(max_growth),
+                                measure_on or "", bool(hold))
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:

@@ -30,16 +30,17 @@ from hlogym.resources import data_dir
 #: finish in under 5 minutes on a 2-core machine: episodes of up to 1024
 #: steps (the xla agent fuses from the root up, one producer into each
 #: consumer a step: random_split_fold needs 560 to end on the default
-#: pipeline's module); modules over 1100 instructions after the pre-passes
-#: (3 of 126, the largest jax.random samplers) are skipped (MAIN_TOO_BIG_WHY),
-#: and the output names them and says why; an episode stops after 30 s or
+#: pipeline's module, random_beta 749); every agent's episodes side by side,
+#: longest first (hlogym.run_episodes: one agent after another, a long
+#: episode of the largest jax.random samplers left the other core idle, and
+#: those three were left out to fit); an episode stops after 30 s or
 #: once its module grew 8x, since greedy lookahead on a few growing random_*
 #: modules takes minutes (search plans within 10 s, leaving the rest for
 #: timing its candidates and replaying the plan: plans of 20 s, on a machine
 #: at load 9-12, left three random_* episodes stopped after one step,
 #: 0.03x-0.06x of xla's end); and no new chunk of modules starts after 240 s
 #: (220 s stopped a run at load 2-4 at 112 of 119 modules; a quiet run covered
-#: all 123 in 215 s). search(measure=2, measure_ms=50) times its 2
+#: all 126 in 239 s). search(measure=2, measure_ms=50) times its 2
 #: best end states by the model and the seeds' (xla's, greedy's) on the
 #: measured backend, 50 ms of runs each, and keeps xla's unless another is
 #: faster by more than the noise (the cost model mis-ranks some plans:
@@ -61,18 +62,11 @@ MAIN_OUT = Path("build") / "main"
 #: stopped after 5 (their spread was small) in a burst of load and read 13-23%
 #: slower than another agent's timed at another moment (load 7).
 MAIN_CPU_BACKEND = "cpu(warmup_runs=1, max_seconds=0.1, min_runs=15)"
-#: Why the main job leaves out the modules over 1100 instructions (measured
-#: on the 2-core machine at stop 28 with the main job's settings, two episodes
-#: at a time; README, "The main job").
-MAIN_TOO_BIG_WHY = (
-    "their episodes alone take 209 s of a core (xla 58 s, 749 steps each; greedy 64 s, stopped by "
-    "the 30 s limit on random_beta; search 86 s), about 2 minutes on top of the 3.2-3.6 the "
-    "other 123 modules take, of the 5 the job is sized to")
 MAIN_ARGS = ["compare", "--agents",
              "random,greedy,xla,search(budget=16, beam=2, seconds=10, measure=2, measure_ms=50)",
-             "--dataset", str(data_dir() / "dataset"), "--max-instructions", "1100",
+             "--dataset", str(data_dir() / "dataset"),
              "--env", "xla-v0-large", "--max-steps", "1024", "--max-growth", "8", "--episode-timeout", "30",
-             "--time-budget", "240", "--too-big-why", MAIN_TOO_BIG_WHY,
+             "--time-budget", "240",
              "--plot", str(MAIN_OUT / "compare.png"), "--out", str(MAIN_OUT / "compare.json")]
 
 

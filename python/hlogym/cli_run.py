@@ -2,7 +2,6 @@
 episodes on a dataset, then a table per module (and a bar chart)."""
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -46,8 +45,6 @@ def add_common_arguments(p) -> None:
                    help="stop an episode once its module has this many times the instructions "
                         "it started with (duplicating fusions can grow it step after step; 0: no limit)")
     p.add_argument("--out", help="write every episode (with its choices) to this JSON file")
-    # `hlogym main` says why it leaves out the modules over --max-instructions.
-    p.add_argument("--too-big-why", help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -189,42 +186,35 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
     chunk = num_modules if args.time_budget is None else 8 * cores
     results = {spec: [] for spec in agents}
     progress = _Progress(num_modules * args.episodes * len(agents), not args.no_progress)
-    # Wall time per agent's episodes (until the last one ended), and of timing
-    # the table's rows on --backend after them (with --reward-backend elsewhere).
-    args.phase_seconds = {spec: {"episodes": 0.0} for spec in agents}
+    progress.describe("episodes")
+    # Wall time of the episodes (every agent's side by side) and of timing the
+    # table's rows on --backend after them; the episodes' own seconds per agent
+    # are in their results.
+    args.episodes_seconds = 0.0
     args.table_seconds = 0.0
     time_rows = getattr(args, "time_rows", bool(args.measure_on))
+    made = [hlogym.make_agent(spec, seed=args.seed) for spec in agents]
     done = 0
     try:
         while done < num_modules:
             if args.time_budget is not None and time.perf_counter() - started > args.time_budget:
                 break
             modules = range(done, min(num_modules, done + chunk))
-            held = []
-            for spec in agents:
-                progress.describe(spec)
-                agent = hlogym.make_agent(spec, seed=args.seed)
-                call_start = time.perf_counter()
-                last_done = [call_start]
-
-                def on_done(result, last_done=last_done):
-                    last_done[0] = time.perf_counter()
-                    progress.update(result)
-
-                # The agents' end states stay in C++ (hold) until every agent
-                # ran on the chunk: then each row's modules are timed together.
-                held.append(agent.run_episodes(env, modules, episodes=args.episodes,
-                                               parallelism=parallelism, on_done=on_done,
-                                               max_seconds=args.episode_timeout,
-                                               max_growth=args.max_growth,
-                                               measure_on=args.measure_on,
-                                               hold=time_rows))
-                args.phase_seconds[spec]["episodes"] += last_done[0] - call_start
+            # The agents' end states stay in C++ (hold) until every agent ran
+            # on the chunk: then each row's modules are timed together.
+            call_start = time.perf_counter()
+            held = hlogym.run_episodes(made, env, modules, episodes=args.episodes,
+                                       parallelism=parallelism, on_done=progress.update,
+                                       max_seconds=args.episode_timeout,
+                                       max_growth=args.max_growth, measure_on=args.measure_on,
+                                       hold=time_rows)
+            args.episodes_seconds += time.perf_counter() - call_start
             if time_rows:
                 progress.describe("timing the rows")
                 table_start = time.perf_counter()
                 per_agent = _hlogym.measure_episodes(held, args.measure_on or "")
                 args.table_seconds += time.perf_counter() - table_start
+                progress.describe("episodes")
             else:
                 per_agent = held
             for spec, episodes in zip(agents, per_agent):
@@ -435,14 +425,15 @@ def _note_measuring(results: dict, done: int) -> None:
                   f"({compiling:.1f} s of it compiling) over {len(episodes)} episodes")
 
 
-def _note_phases(args) -> None:
-    """Where the wall time went, per agent: its episodes, then timing the
-    table's modules (only with --reward-backend elsewhere)."""
-    phases = getattr(args, "phase_seconds", None)
-    if not phases:
+def _note_phases(args, results: dict, done: int) -> None:
+    """Where the wall time went: the episodes (every agent's side by side),
+    with each agent's share of them, then timing the table's rows."""
+    if not hasattr(args, "episodes_seconds"):
         return
-    parts = [f"{agent} {p['episodes']:.1f} s" for agent, p in phases.items()]
-    line = "note: wall time of each agent's episodes: " + "; ".join(parts)
+    parts = [f"{agent} {sum(e['seconds'] for m in range(done) for e in per_module[m]):.1f} s"
+             for agent, per_module in results.items()]
+    line = (f"note: wall time of the episodes (all agents side by side, longest first): "
+            f"{args.episodes_seconds:.1f} s; their own seconds, per agent: " + "; ".join(parts))
     if getattr(args, "time_rows", False):
         line += f"; then timing the table's rows: {args.table_seconds:.1f} s"
     print(line)
@@ -458,8 +449,6 @@ def _note_coverage(args, files: list[str], done: int) -> None:
         print(f"not covered, over --max-instructions {args.max_instructions} after the "
               f"pre-passes ({len(too_big)}): " +
               ", ".join(f"{name} ({count})" for name, count in too_big))
-        if getattr(args, "too_big_why", None):
-            print(f"  why: {args.too_big_why}")
     if done < len(files):
         print(f"not covered, --time-budget {args.time_budget:g} s ran out ({len(files) - done}): " +
               ", ".join(Path(path).stem for path in files[done:]))
@@ -502,7 +491,7 @@ def cmd_compare(args) -> int:
     timing = table_timing(results, done)
     _note_table_timing(timing)
     _note_measuring(results, done)
-    _note_phases(args)
+    _note_phases(args, results, done)
     _note_coverage(args, files, done)
     if args.plot:
         plot_compare(results, done, summary, args.plot,

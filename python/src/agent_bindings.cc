@@ -75,7 +75,7 @@ std::shared_ptr<RuntimeSource> SharedRuntimeSource(const std::string& spec) {
 // benchmarks, so that a row's modules are timed together (MeasureEpisodes).
 // Holds their final modules, and the benchmark set through an env fork.
 struct HeldEpisodes {
-  std::unique_ptr<HloRewriteEnv> prototype;
+  std::shared_ptr<const HloRewriteEnv> prototype;  // shared by one call's agents
   std::vector<EpisodeResult> results;
 };
 
@@ -198,12 +198,14 @@ runtimes the episodes saw move to 'planned'. Returns each batch's results.)doc")
 
   m.def(
       "run_episodes",
-      [](const EnvPool& pool, const std::string& agent_spec,
-         const std::vector<std::tuple<int64_t, uint64_t>>& tasks, int parallelism,
+      [](const EnvPool& pool, const std::vector<std::string>& agents,
+         const std::vector<std::tuple<int64_t, uint64_t, size_t>>& tasks, int parallelism,
          std::function<void(py::dict)> on_done, double max_seconds, double max_growth,
-         const std::string& measure_on, bool hold) -> py::object {
+         const std::string& measure_on, bool hold) -> py::list {
         std::vector<EpisodeTask> episode_tasks;
-        for (const auto& [benchmark, seed] : tasks) episode_tasks.push_back({benchmark, seed});
+        for (const auto& [benchmark, seed, agent] : tasks) {
+          episode_tasks.push_back({benchmark, seed, agent});
+        }
         std::function<void(const EpisodeResult&)> callback;
         if (on_done) {
           callback = [&on_done](const EpisodeResult& result) {
@@ -215,42 +217,57 @@ runtimes the episodes saw move to 'planned'. Returns each batch's results.)doc")
             }
           };
         }
-        auto held = std::make_shared<HeldEpisodes>();
+        // One batch per agent, its tasks' results in task order.
+        std::vector<std::shared_ptr<HeldEpisodes>> batches;
         {
           py::gil_scoped_release release;
-          held->prototype = Unwrap(pool.ForkEnv(0));
+          std::shared_ptr<const HloRewriteEnv> prototype = Unwrap(pool.ForkEnv(0));
           // Made before the episodes: a source that cannot be had here fails
           // the call at once.
           std::shared_ptr<RuntimeSource> measure =
               measure_on.empty() ? nullptr : SharedRuntimeSource(measure_on);
           // Agents with a measurement budget time their candidates on the
           // same source (its kernels and inputs serve both).
-          held->results = Unwrap(RunEpisodes(*held->prototype, agent_spec, episode_tasks,
-                                             parallelism, callback,
-                                             EpisodeLimits{max_seconds, max_growth},
-                                             AgentContext{measure}));
-          if (measure != nullptr && !hold) MeasureHeld({held.get()}, measure_on);
+          std::vector<EpisodeResult> results = Unwrap(
+              RunEpisodes(*prototype, agents, episode_tasks, parallelism, callback,
+                          EpisodeLimits{max_seconds, max_growth}, AgentContext{measure}));
+          for (size_t a = 0; a < agents.size(); ++a) {
+            batches.push_back(std::make_shared<HeldEpisodes>(HeldEpisodes{prototype, {}}));
+          }
+          for (size_t i = 0; i < results.size(); ++i) {
+            batches[episode_tasks[i].agent]->results.push_back(std::move(results[i]));
+          }
+          if (measure != nullptr && !hold) {
+            std::vector<HeldEpisodes*> pointers;
+            for (const auto& batch : batches) pointers.push_back(batch.get());
+            MeasureHeld(pointers, measure_on);
+          }
         }
-        if (hold) return py::cast(held);
-        return ResultList(held->results);
+        py::list out;
+        for (const auto& batch : batches) {
+          out.append(hold ? py::cast(batch) : py::object(ResultList(batch->results)));
+        }
+        return out;
       },
-      py::arg("pool"), py::arg("agent"), py::arg("tasks"), py::arg("parallelism") = 0,
+      py::arg("pool"), py::arg("agents"), py::arg("tasks"), py::arg("parallelism") = 0,
       py::arg("on_done") = nullptr, py::arg("max_seconds") = 0.0, py::arg("max_growth") = 0.0,
       py::arg("measure_on") = "", py::arg("hold") = false,
       R"doc(
-Runs whole episodes of a built-in agent on forks of the pool's env 0: one per
-(benchmark index, seed) task, up to `parallelism` at a time, each with a fresh
+Runs whole episodes of built-in agents on forks of the pool's env 0: one per
+(benchmark index, seed, agent index) task, agent an index into `agents`
+(specs), up to `parallelism` at a time, longest first, each with a fresh
 agent seeded with the task's seed. `on_done(result)` is called as each ends.
-Returns one dict per task, in task order; a failed episode has 'error' set.
-max_seconds and max_growth (instructions relative to the start) stop runaway
-episodes between steps, keeping the state reached ('stopped' says why); 0: no limit.
-measure_on (a runtime source: 'cpu', 'gpu', 'cost:cpu', ...) times each
-episode's original, default-pipeline and final modules there after all
-episodes ended, a benchmark's modules together (see measure_episodes); the
-runtimes the episodes saw move to 'planned', and 'measured_on' names the
-source. Agents with a measurement budget (search(measure=k)) time their
-candidate end states there too. hold=True returns a HeldEpisodes instead and
-leaves the timing to measure_episodes, with other agents' episodes.)doc");
+Returns one list per agent of its tasks' dicts, in task order; a failed
+episode has 'error' set. max_seconds and max_growth (instructions relative to
+the start) stop runaway episodes between steps, keeping the state reached
+('stopped' says why); 0: no limit. measure_on (a runtime source: 'cpu',
+'gpu', 'cost:cpu', ...) times each episode's original, default-pipeline and
+final modules there after all episodes ended, a benchmark's modules together
+(see measure_episodes); the runtimes the episodes saw move to 'planned', and
+'measured_on' names the source. Agents with a measurement budget
+(search(measure=k)) time their candidate end states there too, while the
+other episodes pause. hold=True gives a HeldEpisodes per agent instead and
+leaves the timing to measure_episodes, with other calls' episodes.)doc");
 
   m.def(
       "runtime_source_error",

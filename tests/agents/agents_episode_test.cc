@@ -358,6 +358,36 @@ TEST(AgentsTest, SearchPlansAroundTheGraphLimits) {
   EXPECT_LT(runtime[1], probe->info().original_runtime);
 }
 
+// Several agents' episodes side by side (longest first, not in task order)
+// give each agent's episodes as run alone, in task order.
+TEST(AgentsTest, RunEpisodesOfSeveralAgentsMatchesEachAlone) {
+  std::unique_ptr<HloRewriteEnv> env =
+      MakeTestEnv("fusion-v0", {"softmax_4096x1024", "layernorm_8192x1024", "mlp_train_sgd_256x784"}, 8);
+  ASSERT_NE(env, nullptr);
+  const std::vector<std::string> specs = {"random", "greedy", "xla"};
+  std::vector<EpisodeTask> tasks;
+  for (int64_t b = 0; b < env->benchmarks().size(); ++b) {
+    for (size_t a = 0; a < specs.size(); ++a) tasks.push_back({b, 4 + a, a});
+  }
+  int done = 0;
+  absl::StatusOr<std::vector<EpisodeResult>> together =
+      RunEpisodes(*env, specs, tasks, 2, [&](const EpisodeResult&) { ++done; });
+  ASSERT_TRUE(together.ok()) << together.status();
+  EXPECT_EQ(done, static_cast<int>(tasks.size()));
+  ASSERT_EQ(together->size(), tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const EpisodeResult& r = (*together)[i];
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.benchmark, tasks[i].benchmark);
+    EXPECT_EQ(r.seed, tasks[i].seed);
+    absl::StatusOr<std::vector<EpisodeResult>> alone =
+        RunEpisodes(*env, specs[tasks[i].agent], {{tasks[i].benchmark, tasks[i].seed}}, 1, {});
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    EXPECT_EQ(r.choices, (*alone)[0].choices) << specs[tasks[i].agent] << " " << r.benchmark_name;
+    EXPECT_EQ(r.fingerprint, (*alone)[0].fingerprint);
+  }
+}
+
 TEST(AgentsTest, RunEpisodesRejectsBadInput) {
   std::unique_ptr<HloRewriteEnv> env = MakeTestEnv("fusion-v0", {"softmax_4096x1024"});
   ASSERT_NE(env, nullptr);
@@ -365,6 +395,11 @@ TEST(AgentsTest, RunEpisodesRejectsBadInput) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(RunEpisodes(*env, "random", {{7, 0}}, 1, nullptr).status().code(),
             absl::StatusCode::kOutOfRange);
+  const absl::Status no_agent =
+      RunEpisodes(*env, std::vector<std::string>{"random", "xla"}, {{0, 0, 2}}, 1, nullptr)
+          .status();
+  EXPECT_EQ(no_agent.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(no_agent.message().find("agent index 2"), std::string_view::npos) << no_agent;
 }
 
 }  // namespace

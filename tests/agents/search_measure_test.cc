@@ -384,6 +384,37 @@ TEST(SearchMeasureTest, OnTheCpuParallelEpisodesEndOnTimedCandidates) {
   }
 }
 
+// Beside other agents' episodes, whose steps pause while search times: the
+// run ends (no deadlock between the gate and the episodes waiting at it) and
+// the other agents' episodes are the ones they run alone.
+TEST(SearchMeasureTest, OnTheCpuOtherAgentsEpisodesRunBesideSearchsTiming) {
+  std::unique_ptr<HloRewriteEnv> env = TwoTwins();
+  ASSERT_NE(env, nullptr);
+  std::shared_ptr<RuntimeSource> cpu = Cpu();
+  ASSERT_NE(cpu, nullptr);
+  const std::vector<std::string> specs = {"xla", kSpec, "greedy"};
+  std::vector<EpisodeTask> tasks;
+  for (size_t a = 0; a < specs.size(); ++a) {
+    for (int64_t b = 0; b < env->benchmarks().size(); ++b) tasks.push_back({b, 0, a});
+  }
+  absl::StatusOr<std::vector<EpisodeResult>> together =
+      RunEpisodes(*env, specs, tasks, 2, {}, {}, AgentContext{cpu});
+  ASSERT_TRUE(together.ok()) << together.status();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const EpisodeResult& r = (*together)[i];
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.benchmark, tasks[i].benchmark);
+    if (specs[tasks[i].agent] == kSpec) {
+      EXPECT_GT(r.measure_seconds, 0) << r.benchmark_name;
+      continue;
+    }
+    absl::StatusOr<std::vector<EpisodeResult>> alone =
+        RunEpisodes(*env, specs[tasks[i].agent], {{tasks[i].benchmark, 0}}, 1, {});
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    EXPECT_EQ(r.choices, (*alone)[0].choices) << specs[tasks[i].agent] << " " << r.benchmark_name;
+  }
+}
+
 TEST(SearchMeasureTest, BadMeasureValuesAreErrors) {
   for (const char* spec : {"search(measure=-1)", "search(measure=65)", "search(measure=some)",
                            "search(measure=2, measure_ms=-1)",

@@ -96,6 +96,20 @@ def test_run_episodes_reports_whole_episodes(files):
         assert r["final_runtime"] <= r["original_runtime"]
 
 
+def test_run_episodes_of_several_agents_gives_each_agents_own(files):
+    envs = hlogym.make("fusion-v0", num_envs=1, dataset=files, max_steps=16)
+    agents = [hlogym.make_agent("random", seed=3), hlogym.make_agent("greedy")]
+    done = []
+    together = hlogym.run_episodes(agents, envs, range(len(files)), episodes=2, parallelism=2,
+                                   on_done=done.append)
+    assert len(together) == 2 and len(done) == 2 * 2 * len(files)
+    for agent, results in zip(agents, together):
+        alone = agent.run_episodes(envs, range(len(files)), episodes=2, parallelism=1)
+        assert [r["seed"] for r in results] == [r["seed"] for r in alone]
+        assert [r["choices"] for r in results] == [r["choices"] for r in alone]
+        assert [r["fingerprint"] for r in results] == [r["fingerprint"] for r in alone]
+
+
 def test_greedy_beats_random_and_search_beats_both(files):
     envs = hlogym.make("fusion-v0", num_envs=1, dataset=files, max_steps=64)
     n = len(files)

@@ -1,0 +1,76 @@
+// MachineGate: lets an agent time modules on the whole machine while other
+// episodes run beside it. Planning and stepping go in units (Planning); a
+// timing (Time) waits for the units under way to end and holds new ones back
+// until it is done, so the kernels it times get every core, as when the
+// table times the end states later (Agent::times_modules says why that
+// matters). One gate per process.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <utility>
+
+#include "oneapi/tbb/task_arena.h"
+
+namespace hlogym {
+
+class MachineGate {
+ public:
+  static MachineGate& Get() {
+    static MachineGate* gate = new MachineGate;  // never destroyed
+    return *gate;
+  }
+  // Runs `work` as one unit. Isolated: a thread waiting inside it (greedy's
+  // parallel lookahead, a kernel's loop) must not pick up another episode's
+  // task from the arena, which could reach Time() while this thread's own
+  // unit is open below it: a deadlock. Units never nest, for the same
+  // reason.
+  template <typename F>
+  static auto Planning(F&& work) {
+    Work unit;
+    return tbb::this_task_arena::isolate(std::forward<F>(work));
+  }
+  // Runs `timing` once no unit is under way, holding new ones back. The
+  // caller must not be inside Planning.
+  void Time(const std::function<void()>& timing) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return !timing_; });
+      timing_ = true;
+      changed_.wait(lock, [&] { return working_ == 0; });
+    }
+    timing();
+    std::lock_guard<std::mutex> lock(mutex_);
+    timing_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  // A unit of work: waits while a thread times.
+  class Work {
+   public:
+    Work() : gate_(Get()) {
+      std::unique_lock<std::mutex> lock(gate_.mutex_);
+      gate_.changed_.wait(lock, [&] { return !gate_.timing_; });
+      ++gate_.working_;
+    }
+    ~Work() {
+      std::lock_guard<std::mutex> lock(gate_.mutex_);
+      --gate_.working_;
+      gate_.changed_.notify_all();
+    }
+    Work(const Work&) = delete;
+    Work& operator=(const Work&) = delete;
+
+   private:
+    MachineGate& gate_;
+  };
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool timing_ = false;
+  int working_ = 0;
+};
+
+}  // namespace hlogym
