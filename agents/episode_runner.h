@@ -31,6 +31,9 @@ struct EpisodeResult {
   std::vector<std::vector<int64_t>> choices;  // per step, replayable
   std::shared_ptr<const Module> final_module;  // the module at the episode's end
   double seconds = 0;           // wall time of the episode, agent included
+  // Of it, waiting while another episode timed modules (MachineGate): not
+  // the episode's own work, so EpisodeLimits::max_seconds leaves it out.
+  double paused_seconds = 0;
   // Of it, the agent's time on a measured source (Agent::measuring_time).
   double measure_seconds = 0, measure_compile_seconds = 0;
   std::string stopped;          // why it ended early (EpisodeLimits, env limits), if it did
@@ -56,7 +59,7 @@ struct EpisodeResult {
 // made in 29 s of a 30 s limit (a busy machine) was otherwise cut after one
 // step, ending 12x slower than the state it had chosen.
 struct EpisodeLimits {
-  double max_seconds = 0;       // wall time
+  double max_seconds = 0;       // wall time, less pauses (EpisodeResult::paused_seconds)
   double max_growth = 0;        // instructions, relative to the episode's start
 };
 

@@ -6,6 +6,7 @@
 // matters). One gate per process.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -31,6 +32,9 @@ class MachineGate {
     Work unit;
     return tbb::this_task_arena::isolate(std::forward<F>(work));
   }
+  // Seconds the calling thread has waited so far to start a unit while
+  // another thread timed: an episode's limits leave them out (RunEpisode).
+  static double PausedSeconds() { return paused_seconds_; }
   // Runs `timing` once no unit is under way, holding new ones back. The
   // caller must not be inside Planning.
   void Time(const std::function<void()>& timing) {
@@ -52,7 +56,12 @@ class MachineGate {
    public:
     Work() : gate_(Get()) {
       std::unique_lock<std::mutex> lock(gate_.mutex_);
-      gate_.changed_.wait(lock, [&] { return !gate_.timing_; });
+      if (gate_.timing_) {
+        const auto start = std::chrono::steady_clock::now();
+        gate_.changed_.wait(lock, [&] { return !gate_.timing_; });
+        paused_seconds_ +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
       ++gate_.working_;
     }
     ~Work() {
@@ -67,6 +76,7 @@ class MachineGate {
     MachineGate& gate_;
   };
 
+  static inline thread_local double paused_seconds_ = 0;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool timing_ = false;

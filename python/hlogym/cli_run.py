@@ -430,7 +430,10 @@ def _note_phases(args, results: dict, done: int) -> None:
     with each agent's share of them, then timing the table's rows."""
     if not hasattr(args, "episodes_seconds"):
         return
-    parts = [f"{agent} {sum(e['seconds'] for m in range(done) for e in per_module[m]):.1f} s"
+    def own(episodes):  # less the pauses while a search episode timed
+        return sum(e["seconds"] - e.get("paused_seconds", 0) for e in episodes)
+
+    parts = [f"{agent} {own(e for m in range(done) for e in per_module[m]):.1f} s"
              for agent, per_module in results.items()]
     line = (f"note: wall time of the episodes (all agents side by side, longest first): "
             f"{args.episodes_seconds:.1f} s; their own seconds, per agent: " + "; ".join(parts))

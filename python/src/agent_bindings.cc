@@ -42,6 +42,7 @@ py::dict ResultDict(const EpisodeResult& r) {
   d["fingerprint"] = r.fingerprint;
   d["choices"] = r.choices;
   d["seconds"] = r.seconds;
+  d["paused_seconds"] = r.paused_seconds;
   d["measure_seconds"] = r.measure_seconds;
   d["measure_compile_seconds"] = r.measure_compile_seconds;
   d["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));

@@ -404,6 +404,8 @@ TEST(SearchMeasureTest, OnTheCpuOtherAgentsEpisodesRunBesideSearchsTiming) {
     const EpisodeResult& r = (*together)[i];
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_EQ(r.benchmark, tasks[i].benchmark);
+    EXPECT_GE(r.paused_seconds, 0);
+    EXPECT_LT(r.paused_seconds, r.seconds);
     if (specs[tasks[i].agent] == kSpec) {
       EXPECT_GT(r.measure_seconds, 0) << r.benchmark_name;
       continue;
