@@ -68,7 +68,8 @@ struct SearchOptions {
   // seed that is running stops, xla carries on from there, and the beam
   // is skipped; the plan is the best state found so far, or with `measure`
   // the fastest of the seeds' ends timed against xla's (the model's best
-  // states are not timed then). Timing candidates comes on top of it.
+  // states are not timed then). Timing candidates comes on top of it, and
+  // so do waits while another episode times (MachineGate).
   int64_t seconds = 0;
   // End states timed on the measured source per plan, besides the seeds'
   // (0: none; see above).
