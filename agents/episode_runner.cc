@@ -29,10 +29,10 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
   auto paused = [&] { return MachineGate::PausedSeconds() - paused_before; };
   EpisodeResult result;
   const Agent::MeasuringTime measuring_before = agent.measuring_time();
-  // An agent that times modules gates its own planning (never nested).
   auto unit = [&](auto&& work) {
     return beside_timing ? MachineGate::Planning(work) : work();
   };
+  // An agent that times modules gates its own planning (units never nest).
   const bool gate_acts = beside_timing && !agent.times_modules(env);
   RETURN_IF_ERROR(unit([&] { return env.Reset(seed, benchmark); }));
   const double start_size = static_cast<double>(env.module().instruction_count());
@@ -175,12 +175,17 @@ absl::StatusOr<std::vector<EpisodeResult>> RunEpisodes(
     }
   };
   // One loop per thread, each taking the next task in `order` when it is
-  // free (a parallel_for would split the order into ranges).
+  // free (a parallel_for would split the order into ranges). An episode is
+  // isolated: a thread waiting inside it (greedy's parallel lookahead) must
+  // not take up another thread's loop, which would hold the episode until
+  // the whole queue ran.
   std::atomic<size_t> next{0};
   tbb::task_arena arena(threads);
   arena.execute([&] {
     ParallelForEach(0, threads, [&](int64_t) {
-      for (size_t k = next++; k < order.size(); k = next++) run(order[k]);
+      for (size_t k = next++; k < order.size(); k = next++) {
+        tbb::this_task_arena::isolate([&] { run(order[k]); });
+      }
     });
   });
   return results;
