@@ -181,8 +181,10 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
     # With a time budget, modules go in chunks (all agents per chunk) so that
     # the table has whole rows when the budget runs out.
     cores = parallelism or os.cpu_count() or 1
-    # Chunks of 8 per core: smaller ones left a core idle at the end of each
-    # agent's chunk for a fifth of the episodes' time (one long episode).
+    # Chunks of 8 per core (when one agent's episodes ran after another's,
+    # smaller ones left a core idle at the end of each agent's turn for a
+    # fifth of the episodes' time; side by side, a chunk's end still waits
+    # for its longest episode).
     chunk = num_modules if args.time_budget is None else 8 * cores
     results = {spec: [] for spec in agents}
     progress = _Progress(num_modules * args.episodes * len(agents), not args.no_progress)
