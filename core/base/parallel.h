@@ -48,42 +48,51 @@ class HandOffEdge {
 };
 
 // The function object ParallelFor hands TBB. TBB copies it into its tasks,
-// on whichever thread splits the range, before any edge of ours could be
-// released, and a task's first act is to read its copy's captures: TSan
-// reported that read (a range of two chunks, stolen whole, where no TBB frame
-// read the copy first). So each copy releases its own address once made and
-// is acquired before it is read, whoever made it.
+// on whichever thread splits the range, after our spawn edge was released,
+// and recycles a finished task's memory for the next task's copy: TSan saw
+// neither (a range of two chunks, stolen whole, read its copy before any TBB
+// frame did). So every access to a copy is bracketed: acquire its address
+// before, release it after, whoever makes, reads or remakes it.
 template <typename Body>
 class LoopTask {
  public:
-  LoopTask(Body& body, HandOffEdge& spawn, HandOffEdge& join)
-      : body_(&body), spawn_(&spawn), join_(&join) {
-    Publish(this);
+  LoopTask(Body& body, HandOffEdge& spawn, HandOffEdge& join) {
+    Acquire(this);
+    body_ = &body;
+    spawn_ = &spawn;
+    join_ = &join;
+    Release(this);
   }
   LoopTask(const LoopTask& other) {
-    Receive(&other);
+    Acquire(this);
+    Acquire(&other);
     body_ = other.body_;
     spawn_ = other.spawn_;
     join_ = other.join_;
-    Publish(this);
+    Release(&other);
+    Release(this);
   }
   LoopTask& operator=(const LoopTask&) = delete;
   void operator()(const tbb::blocked_range<int64_t>& range) const {
-    Receive(this);
-    spawn_->TakeOver();
-    (*body_)(range.begin(), range.end());
-    join_->HandOff();
+    Acquire(this);
+    Body* body = body_;
+    HandOffEdge* spawn = spawn_;
+    HandOffEdge* join = join_;
+    Release(this);
+    spawn->TakeOver();
+    (*body)(range.begin(), range.end());
+    join->HandOff();
   }
 
  private:
-  static void Publish([[maybe_unused]] const void* copy) {
-#ifdef HLOGYM_TSAN
-    __tsan_release(const_cast<void*>(copy));
-#endif
-  }
-  static void Receive([[maybe_unused]] const void* copy) {
+  static void Acquire([[maybe_unused]] const void* copy) {
 #ifdef HLOGYM_TSAN
     __tsan_acquire(const_cast<void*>(copy));
+#endif
+  }
+  static void Release([[maybe_unused]] const void* copy) {
+#ifdef HLOGYM_TSAN
+    __tsan_release(const_cast<void*>(copy));
 #endif
   }
 
