@@ -10,8 +10,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agents/choice_groups.h"
-#include "agents/machine_gate.h"
 #include "agents/episode_runner.h"
+#include "agents/machine_gate.h"
 #include "core/base/status_macros.h"
 #include "core/ir/fingerprint.h"
 #include "core/rewrite/decisions.h"
@@ -43,10 +43,6 @@ constexpr double kSlowModuleSeconds = 3.0;
 // The time per module that makes a measurement one warm-up and one timed
 // run (both stop once they took it, after one run).
 constexpr double kProbeSeconds = 1e-9;
-
-// Search's planning runs in MachineGate units, so that one episode's timing
-// of its candidates pauses the planning on other threads (and the steps of
-// other agents' episodes run beside it, RunEpisodes).
 
 // Whether `candidate`'s median is below `reference`'s by more than the
 // noise, both from at least kMinMeasuredRuns runs. The spread is one run's;
