@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -21,12 +20,7 @@ namespace hlogym {
 absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64_t benchmark,
                                          uint64_t seed, const EpisodeLimits& limits,
                                          bool beside_timing) {
-  const auto start = std::chrono::steady_clock::now();
-  const double paused_before = MachineGate::PausedSeconds();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  auto paused = [&] { return MachineGate::PausedSeconds() - paused_before; };
+  const MachineGate::Stopwatch clock;
   EpisodeResult result;
   const Agent::MeasuringTime measuring_before = agent.measuring_time();
   auto unit = [&](auto&& work) {
@@ -65,7 +59,7 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
     }
     if (env.info().terminated || env.info().truncated) break;
     if (agent.following_plan()) continue;
-    if (limits.max_seconds > 0 && elapsed() - paused() > limits.max_seconds) {
+    if (limits.max_seconds > 0 && clock.own() > limits.max_seconds) {
       result.stopped = absl::StrCat("stopped after ", env.info().step, " steps: over ",
                                     limits.max_seconds, " s");
       break;
@@ -92,8 +86,8 @@ absl::StatusOr<EpisodeResult> RunEpisode(Agent& agent, HloRewriteEnv& env, int64
   result.choices = env.record().choices;
   // The module the episode's last runtime was taken on.
   ASSIGN_OR_RETURN(result.final_module, EndModule(env));
-  result.seconds = elapsed();
-  result.paused_seconds = paused();
+  result.seconds = clock.wall();
+  result.paused_seconds = clock.paused();
   result.measure_seconds = agent.measuring_time().seconds - measuring_before.seconds;
   result.measure_compile_seconds =
       agent.measuring_time().compile_seconds - measuring_before.compile_seconds;

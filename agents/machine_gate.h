@@ -33,8 +33,23 @@ class MachineGate {
     return tbb::this_task_arena::isolate(std::forward<F>(work));
   }
   // Seconds the calling thread has waited so far to start a unit while
-  // another thread timed: an episode's limits leave them out (RunEpisode).
+  // another thread timed: an episode's limits leave them out (Stopwatch).
   static double PausedSeconds() { return paused_seconds_; }
+  // Wall time on the calling thread since it was made, and the part of it
+  // spent waiting at the gate: an episode's or a plan's own time is the
+  // difference.
+  class Stopwatch {
+   public:
+    double wall() const {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+    double paused() const { return PausedSeconds() - paused_before_; }
+    double own() const { return wall() - paused(); }
+
+   private:
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    double paused_before_ = PausedSeconds();
+  };
   // Runs `timing` once no unit is under way, holding new ones back. The
   // caller must not be inside Planning.
   void Time(const std::function<void()>& timing) {

@@ -130,14 +130,9 @@ absl::Status SearchAgent::Plan(const HloRewriteEnv& env) {
   ++plans_;
   // The plan's own time: waits while another episode times (MachineGate)
   // are not planning.
-  const auto start = std::chrono::steady_clock::now();
-  const double paused_before = MachineGate::PausedSeconds();
+  const MachineGate::Stopwatch clock;
   auto out_of_time = [&] {
-    if (options_.seconds <= 0) return false;
-    const double planning =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
-        (MachineGate::PausedSeconds() - paused_before);
-    return planning > static_cast<double>(options_.seconds);
+    return options_.seconds > 0 && clock.own() > static_cast<double>(options_.seconds);
   };
   RuntimeSource* measured = MeasuredSource(env);
   last_measurement_ = {};

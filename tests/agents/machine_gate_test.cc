@@ -27,16 +27,23 @@ TEST(MachineGateTest, AUnitStartedDuringATimingWaitsAndCountsTheWait) {
     });
   });
   while (!timing) std::this_thread::yield();
+  double own = -1, wall = -1;
   std::thread worker([&] {
     const double before = MachineGate::PausedSeconds();
+    const MachineGate::Stopwatch clock;
     MachineGate::Planning([&] { unit_ran_during_timing = timing.load(); });
     paused = MachineGate::PausedSeconds() - before;
+    EXPECT_EQ(clock.paused(), paused);
+    own = clock.own();
+    wall = clock.wall();
   });
   worker.join();
   timer.join();
   EXPECT_FALSE(unit_ran_during_timing);
   EXPECT_GT(paused, 0.02);
   EXPECT_LT(paused, 5.0);
+  // The stopwatch's own time leaves the wait out.
+  EXPECT_LT(own, wall - 0.02);
   // Without a timing, a unit starts at once and counts nothing.
   const double before = MachineGate::PausedSeconds();
   EXPECT_EQ(MachineGate::Planning([] { return 7; }), 7);
