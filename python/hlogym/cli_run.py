@@ -202,8 +202,8 @@ def run_agents(env, agents: list[str], num_modules: int, args) -> tuple[dict, in
             if args.time_budget is not None and time.perf_counter() - started > args.time_budget:
                 break
             modules = range(done, min(num_modules, done + chunk))
-            # The agents' end states stay in C++ (hold) until every agent ran
-            # on the chunk: then each row's modules are timed together.
+            # The end states stay in C++ (hold) until the chunk's episodes of
+            # every agent are over: then each row's modules are timed together.
             call_start = time.perf_counter()
             held = hlogym.run_episodes(made, env, modules, episodes=args.episodes,
                                        parallelism=parallelism, on_done=progress.update,
