@@ -10,6 +10,7 @@
 #include "backend/cublas_library.h"
 #include "backend/gpu_control_flow.h"
 #include "backend/gpu_fault_kernel.h"
+#include "backend/gpu_lowering.h"
 #include "backend/host_ops.h"
 #include "backend/host_ops_util.h"
 #include "backend/kernel_plan.h"
@@ -154,7 +155,12 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Compile(const Modu
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no entry computation");
   }
-  return CompileComputation(*module.entry(), kernels, host);
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> lowered, LowerForGpu(module));
+  const Module& program = lowered != nullptr ? *lowered : module;
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> executable,
+                   CompileComputation(*program.entry(), kernels, host));
+  executable->lowered_ = std::move(lowered);
+  return executable;
 }
 
 absl::StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::CompileComputation(

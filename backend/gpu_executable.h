@@ -89,6 +89,9 @@ class GpuExecutable {
   absl::Status RunStep(Step& step);
 
   const GpuContext& gpu_;
+  // The lowered copy the steps point into (LowerForGpu), when Compile made
+  // one; declared first so that it outlives them.
+  std::unique_ptr<Module> lowered_;
   BufferAssignment assignment_;
   std::vector<CUdeviceptr> slots_;  // buffer id -> device address
   std::vector<int64_t> parameter_buffers_, output_buffers_;

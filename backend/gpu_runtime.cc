@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "backend/gpu_kernel_emitter.h"
+#include "backend/gpu_lowering.h"
 #include "backend/kernel_plan.h"
 #include "core/base/status_macros.h"
 #include "core/eval/formula_inputs.h"
@@ -28,7 +29,9 @@ absl::Status GpuRuntime::Prepare(const Module& module) {
   // Only the kernels: LLVM's NVPTX backend and the driver's JIT are what
   // compiling takes. A kernel that fails here runs on the host when the
   // module is measured (GpuExecutable), so its error is not Prepare's.
-  for (const Computation* program : ProgramComputations(*module.entry())) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> lowered, LowerForGpu(module));
+  const Module& runs = lowered != nullptr ? *lowered : module;
+  for (const Computation* program : ProgramComputations(*runs.entry())) {
     for (const auto& instruction : program->instructions()) {
       if (IsGpuKernel(*instruction)) {
         kernels_->Get(*instruction).IgnoreError();

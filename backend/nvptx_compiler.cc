@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backend/codegen_options.h"
+#include "backend/gpu_lowering.h"
 #include "backend/kernel_plan.h"
 #include "backend/llvm_target.h"
 #include "core/base/status_macros.h"
@@ -163,7 +164,9 @@ absl::StatusOr<std::string> CompileToPtx(GpuKernelIr kernel) {
 
 absl::StatusOr<std::string> EmitModulePtx(const Module& module) {
   if (module.entry() == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
-  const std::vector<const Computation*> programs = ProgramComputations(*module.entry());
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> lowered, LowerForGpu(module));
+  const std::vector<const Computation*> programs =
+      ProgramComputations(*(lowered != nullptr ? *lowered : module).entry());
   llvm::LLVMContext context;
   llvm::Module program(module.name(), context);
   std::string index;

@@ -51,6 +51,9 @@ case $phase in
     step tests 100 bash -c "$build/tests/hlogym_backend_tests --gtest_filter='Gpu*:Nvptx*' &&
       $build/tests/hlogym_envs_tests --gtest_filter='Isolated*'"
     step gpu_table 100 "$build/bench/hlogym_gpu_backend_table"
+    # conv_bn_relu with the elemental convolution kernel, against the table's im2col + cuBLAS.
+    step gpu_table_conv_elemental 30 env HLOGYM_GPU_CONVOLUTION=elemental \
+      "$build/bench/hlogym_gpu_backend_table" conv_bn_relu
     step gpu_memory 100 "$build/bench/hlogym_gpu_memory_table" 1000
     # The Python API on the GPU: the `gpu`-marked test runs only where one is present.
     step pytest_gpu 60 env PYTHONPATH="$site:python" python3 -m pytest -q -p no:cacheprovider \

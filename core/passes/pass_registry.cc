@@ -10,6 +10,7 @@
 #include "core/passes/algsimp.h"
 #include "core/passes/call_inliner.h"
 #include "core/passes/constant_folding.h"
+#include "core/passes/convolution_to_gemm.h"
 #include "core/passes/cse.h"
 #include "core/passes/dce.h"
 #include "core/passes/horizontal_fusion.h"
@@ -35,6 +36,10 @@ std::vector<PassInfo> BuiltinPasses() {
       {"call-inliner", "inlines called computations into their callers", Simple<CallInlinerPass>()},
       {"constant-folding", "evaluates instructions whose operands are all constants",
        Simple<ConstantFoldingPass>()},
+      {"conv-to-gemm",
+       "lowers convolutions to im2col, a dot and a permutation, each data movement one loop "
+       "fusion (a backend's lowering; apply mode only)",
+       Simple<ConvolutionToGemmPass>()},
       {"cse", "merges identical instructions", Simple<CsePass>()},
       {"dce", "removes dead instructions, dead fusion parameters and unused computations",
        Simple<DcePass>()},

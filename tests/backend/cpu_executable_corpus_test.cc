@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/cpu_executable.h"
+#include "backend/gpu_lowering.h"
 #include "core/eval/equivalence.h"
 #include "core/eval/formula_inputs.h"
 #include "core/eval/interpreter.h"
@@ -81,8 +82,10 @@ bool HasF32Exp(const Module& module) {
 // an empty string when they agree, else what went wrong.
 // `interpreted` collects what ran on the interpreter (here or in a called
 // computation), labelled.
+// `convolutions_lowered`: the module's convolutions are dots now
+// (LowerForGpu), compared as convolutions.
 std::string Check(const Module& module, const std::string& label, int64_t& jit_kernels,
-                  std::vector<std::string>& interpreted) {
+                  std::vector<std::string>& interpreted, bool convolutions_lowered = false) {
   const std::vector<Literal> inputs = FormulaInputs(module);
   absl::StatusOr<std::vector<Literal>> expected = EvaluateFlat(module, inputs);
   if (!expected.ok()) return label + ": interpreter: " + expected.status().ToString();
@@ -107,7 +110,7 @@ std::string Check(const Module& module, const std::string& label, int64_t& jit_k
   // cancel (flax_conv*_grad in data/dataset) then differ by float32 rounding
   // of the terms, ~1e-6 of the output's scale: for modules with convolutions
   // each output is compared with atol 1e-5 * its largest magnitude.
-  bool convolves = false;
+  bool convolves = convolutions_lowered;
   for (const auto& inst : module.entry()->instructions()) {
     convolves |= inst->opcode() == Opcode::kConvolution ||
                  (inst->IsFusion() &&
@@ -172,6 +175,37 @@ TEST(CpuExecutableCorpusTest, SmallTwinsMatchTheInterpreter) {
   const std::vector<std::filesystem::path> files = HloFiles("data/corpus/small/hlo");
   ASSERT_FALSE(files.empty());
   CheckFiles(files, /*with_pipeline=*/true);
+}
+
+TEST(CpuExecutableCorpusTest, ConvolutionsLoweredForTheGpuMatchTheInterpreter) {
+  // The GPU target runs convolutions as im2col fusions, a GEMM and a
+  // permutation (LowerForGpu); the fusions' elemental code is the CPU
+  // target's too, so every module with a convolution, lowered after the
+  // default pipeline, is checked here, where there is no GPU.
+  std::vector<std::filesystem::path> files = HloFiles("data/corpus/small/hlo");
+  for (const auto& path : HloFiles("data/dataset/hlo")) files.push_back(path);
+  std::vector<std::string> failures, interpreted;
+  int64_t jit = 0, lowered_count = 0;
+  for (const std::filesystem::path& path : files) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (text.str().find("convolution(") == std::string::npos) continue;
+    absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text.str());
+    ASSERT_TRUE(module.ok()) << path << ": " << module.status();
+    ASSERT_TRUE(DefaultPipeline().Run(**module).ok()) << path;
+    absl::StatusOr<std::unique_ptr<Module>> lowered = LowerForGpu(**module);
+    ASSERT_TRUE(lowered.ok()) << path << ": " << lowered.status();
+    ASSERT_NE(*lowered, nullptr) << path << ": nothing lowered";
+    ++lowered_count;
+    const std::string failure =
+        Check(**lowered, path.stem().string() + " (lowered for the GPU)", jit, interpreted,
+              /*convolutions_lowered=*/true);
+    if (!failure.empty()) failures.push_back(failure);
+  }
+  EXPECT_EQ(lowered_count, 12);
+  for (const std::string& op : interpreted) ADD_FAILURE() << "on the interpreter: " << op;
+  for (const std::string& f : failures) ADD_FAILURE() << f;
 }
 
 TEST(CpuExecutableCorpusTest, FullCnnMnistMatchesTheInterpreterWithoutIt) {

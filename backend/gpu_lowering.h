@@ -1,0 +1,24 @@
+// What the GPU target runs in place of the module it is given: lowerings a
+// GPU compiler makes before planning kernels, which are no agent's choice.
+// Today one: convolutions become im2col, a cuBLAS GEMM and a permutation
+// (core/passes/convolution_to_gemm.h), where the elemental convolution
+// kernel read its operands once per output element, untiled (17-20x
+// XLA's time on the H100 for the corpus's convolutions). Shared by the
+// executable, ahead-of-time kernel compiles and emit_ptx, so that all three
+// see the same kernels.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "core/ir/module.h"
+
+namespace hlogym {
+
+// A lowered copy of `module`, or null when nothing in it is lowered (the
+// module runs as it is). HLOGYM_GPU_CONVOLUTION=elemental in the
+// environment keeps convolutions as elemental kernels (to compare the two
+// on a GPU).
+absl::StatusOr<std::unique_ptr<Module>> LowerForGpu(const Module& module);
+
+}  // namespace hlogym
