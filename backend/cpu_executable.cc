@@ -171,12 +171,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable::Step>> CpuExecutable::MakeStep(
     ++stats_.blas_op_count;
     return step;
   }
-  if (op == Opcode::kScatter) step->host = MakeScatter(inst);
-  if (op == Opcode::kTopK) step->host = MakeTopK(inst);
-  if (op == Opcode::kScan) step->host = MakeScan(inst);
-  if (op == Opcode::kSelectAndScatter) step->host = MakeSelectAndScatter(inst);
-  if (op == Opcode::kSort) step->host = MakeSort(inst);
-  if (step->host != nullptr) {
+  if ((step->host = MakeNativeHostOp(inst)) != nullptr) {
     ++stats_.native_host_op_count;
     return step;
   }

@@ -65,6 +65,11 @@ std::unique_ptr<HostOp> MakeSelectAndScatter(const Instruction& select_and_scatt
 // otherwise.
 std::unique_ptr<HostOp> MakeSort(const Instruction& sort);
 
+// The one of the five above (topk, scatter, scan, select-and-scatter, sort)
+// that takes `instruction`, or nullptr: the host op both targets try before
+// the interpreter's.
+std::unique_ptr<HostOp> MakeNativeHostOp(const Instruction& instruction);
+
 // Any op the reference interpreter evaluates on its own (elementwise, data
 // movement, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
 // topk, scan, dot, convolution, rng-bit-generator, a fusion's computation).
