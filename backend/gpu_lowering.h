@@ -1,9 +1,12 @@
 // What the GPU target runs in place of the module it is given: lowerings a
 // GPU compiler makes before planning kernels, which are no agent's choice.
-// Today one: convolutions become im2col, a cuBLAS GEMM and a permutation
+// Convolutions become im2col, a cuBLAS GEMM and a permutation
 // (core/passes/convolution_to_gemm.h), where the elemental convolution
 // kernel read its operands once per output element, untiled (17-20x
-// XLA's time on the H100 for the corpus's convolutions). Shared by the
+// XLA's time on the H100 for the corpus's convolutions); select-and-scatters
+// of 32- and 64-bit types a reduce-window and an atomic scatter kernel
+// (core/passes/select_and_scatter_to_scatter.h), where they ran on the
+// host. Shared by the
 // executable, ahead-of-time kernel compiles and emit_ptx, so that all three
 // see the same kernels.
 #pragma once

@@ -16,6 +16,7 @@
 #include "core/passes/horizontal_fusion.h"
 #include "core/passes/multi_output_fusion.h"
 #include "core/passes/producer_consumer_fusion.h"
+#include "core/passes/select_and_scatter_to_scatter.h"
 #include "core/passes/tuple_simplifier.h"
 
 namespace hlogym {
@@ -66,6 +67,10 @@ std::vector<PassInfo> BuiltinPasses() {
          return std::make_unique<MultiOutputFusionPass>(mode == "xla" ? FusionMode::kXla
                                                                       : FusionMode::kGeneral);
        }},
+      {"select-and-scatter-to-scatter",
+       "lowers select-and-scatter to a variadic reduce-window picking each window's element and "
+       "a scatter (a backend's lowering; apply mode only)",
+       Simple<SelectAndScatterToScatterPass>()},
       {"tuple-simplifier", "forwards tuple elements and removes rebuilt tuples",
        Simple<TupleSimplifierPass>()},
   };

@@ -138,6 +138,34 @@ ENTRY e {
   EXPECT_EQ(stats.host_op_count, 0);
 }
 
+TEST(GpuExecutableTest, SelectAndScattersRunAsAReduceWindowAndAScatterKernel) {
+  REQUIRE_GPU();
+  // A max-pool gradient with overlapping, padded windows: lowered
+  // (LowerForGpu) to a variadic reduce-window and an atomic scatter, with
+  // nothing on the host.
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,33,33,16] parameter(0)
+  s = f32[8,17,17,16] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[8,33,33,16] select-and-scatter(x, s, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
+})");
+  ASSERT_NE(m, nullptr);
+  GpuExecutableStats stats;
+  EXPECT_EQ(CompareWithInterpreter(*m, "select-and-scatter", &stats), "");
+  EXPECT_EQ(stats.host_op_count, 0);
+}
+
 TEST(GpuExecutableTest, RowReductionsWithAnyInitAndVariadicReducers) {
   REQUIRE_GPU();
   std::unique_ptr<Module> m = Parse(R"(HloModule m
