@@ -6,6 +6,7 @@
 #include "core/base/status_macros.h"
 #include "core/passes/convolution_to_gemm.h"
 #include "core/passes/select_and_scatter_to_scatter.h"
+#include "core/passes/topk_to_reductions.h"
 
 namespace hlogym {
 namespace {
@@ -28,6 +29,7 @@ bool Lowers(const Instruction& inst) {
   if (inst.opcode() == Opcode::kConvolution) {
     return !ConvolutionsStayElemental() && ConvolutionToGemmRefusal(inst).empty();
   }
+  if (inst.opcode() == Opcode::kTopK) return TopKRefusal(inst).empty();
   return inst.opcode() == Opcode::kSelectAndScatter && ScattersOnTheGpu(inst) &&
          SelectAndScatterRefusal(inst).empty();
 }
@@ -53,6 +55,8 @@ absl::StatusOr<std::unique_ptr<Module>> LowerForGpu(const Module& module) {
   }
   SelectAndScatterToScatterPass select_and_scatters(ScattersOnTheGpu);
   RETURN_IF_ERROR(RunPass(select_and_scatters, *lowered).status());
+  TopKToReductionsPass topks;
+  RETURN_IF_ERROR(RunPass(topks, *lowered).status());
   return lowered;
 }
 

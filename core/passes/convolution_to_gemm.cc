@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/ir/literal.h"
-#include "core/passes/fusion_builder.h"
+#include "core/passes/fusion_chain.h"
 
 namespace hlogym {
 namespace {
@@ -92,72 +92,6 @@ ConvGeometry Geometry(const Instruction& conv, std::string& why) {
   }
   return g;
 }
-
-// The instructions of one fusion to be, added to the convolution's
-// computation as they are made.
-class FusionChain {
- public:
-  FusionChain(Rewriter& rewriter, Computation* computation)
-      : rewriter_(rewriter), computation_(computation) {}
-
-  Instruction* Add(Opcode opcode, Shape shape, std::vector<Instruction*> operands) {
-    Instruction* inst =
-        rewriter_.Add(computation_, Instruction::Create(opcode, std::move(shape), operands));
-    members_.push_back(inst);
-    return inst;
-  }
-  Instruction* Constant(Literal value) {
-    Instruction* inst = rewriter_.Add(computation_, Instruction::CreateConstant(std::move(value)));
-    members_.push_back(inst);
-    return inst;
-  }
-  // Result dimension i is operand dimension perm[i].
-  Instruction* Transpose(Instruction* x, const std::vector<int64_t>& perm) {
-    bool identity = true;
-    std::vector<int64_t> dims;
-    for (size_t i = 0; i < perm.size(); ++i) {
-      identity &= perm[i] == static_cast<int64_t>(i);
-      dims.push_back(x->shape().dim(perm[i]));
-    }
-    if (identity) return x;
-    Instruction* t = Add(Opcode::kTranspose, Shape::Array(x->shape().element_type(), dims), {x});
-    t->mutable_dimensions().assign(perm.begin(), perm.end());
-    return t;
-  }
-  Instruction* Reshape(Instruction* x, const std::vector<int64_t>& dims) {
-    const absl::Span<const int64_t> now = x->shape().dims();
-    if (std::equal(now.begin(), now.end(), dims.begin(), dims.end())) return x;
-    return Add(Opcode::kReshape, Shape::Array(x->shape().element_type(), dims), {x});
-  }
-  Instruction* Slice(Instruction* x, SliceAttrs attrs) {
-    std::vector<int64_t> dims;
-    for (size_t i = 0; i < attrs.starts.size(); ++i) {
-      dims.push_back((attrs.limits[i] - attrs.starts[i] + attrs.strides[i] - 1) / attrs.strides[i]);
-    }
-    Instruction* s = Add(Opcode::kSlice, Shape::Array(x->shape().element_type(), dims), {x});
-    s->mutable_attrs<SliceAttrs>() = std::move(attrs);
-    return s;
-  }
-
-  // Replaces `result` (the chain's last instruction) by one loop fusion of
-  // the chain, unless the chain is at most a reshape, which needs no kernel.
-  absl::StatusOr<Instruction*> Fuse(Instruction* result) {
-    if (members_.empty() || (members_.size() == 1 && result->opcode() == Opcode::kReshape)) {
-      return result;
-    }
-    FusionSpec spec;
-    spec.members = members_;
-    spec.outputs = {{result, -1}};
-    ASSIGN_OR_RETURN(Instruction * fusion, BuildFusion(rewriter_, spec));
-    RETURN_IF_ERROR(rewriter_.Replace(result, fusion));  // unlinks the chain, now unused
-    return fusion;
-  }
-
- private:
-  Rewriter& rewriter_;
-  Computation* computation_;
-  std::vector<Instruction*> members_;
-};
 
 // The im2col matrix of `conv`'s input: [groups,] (batch, output position) x
 // (window position, input feature of the group), as one fusion.

@@ -17,6 +17,7 @@
 #include "core/passes/multi_output_fusion.h"
 #include "core/passes/producer_consumer_fusion.h"
 #include "core/passes/select_and_scatter_to_scatter.h"
+#include "core/passes/topk_to_reductions.h"
 #include "core/passes/tuple_simplifier.h"
 
 namespace hlogym {
@@ -71,6 +72,10 @@ std::vector<PassInfo> BuiltinPasses() {
        "lowers select-and-scatter to a variadic reduce-window picking each window's element and "
        "a scatter (a backend's lowering; apply mode only)",
        Simple<SelectAndScatterToScatterPass>()},
+      {"topk-to-reductions",
+       "lowers topk with k up to 32 to k variadic row reductions, each skipping the earlier "
+       "picks (a backend's lowering; apply mode only)",
+       Simple<TopKToReductionsPass>()},
       {"tuple-simplifier", "forwards tuple elements and removes rebuilt tuples",
        Simple<TupleSimplifierPass>()},
   };

@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "core/base/status_macros.h"
 #include "core/ir/literal.h"
-#include "core/passes/fusion_builder.h"
+#include "core/passes/fusion_chain.h"
 
 namespace hlogym {
 namespace {
@@ -84,40 +84,24 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* sas) {
   // Each window's selected position, as one fusion where the emitter takes
   // it. (Today it does not fuse variadic reduce-windows, so the iota and
   // the reduce-window stay kernels of their own.)
-  std::vector<Instruction*> members;
-  auto add = [&](std::unique_ptr<Instruction> inst) {
-    Instruction* added = rewriter.Add(computation, std::move(inst));
-    members.push_back(added);
-    return added;
-  };
-  Instruction* positions = add(Instruction::Create(Opcode::kIota, Shape::Array(index, {n})));
-  if (shape.rank() != 1) {
-    positions = add(Instruction::Create(Opcode::kReshape, Shape::Array(index, shape.dims()),
-                                        {positions}));
-  }
+  FusionChain chain(rewriter, computation);
+  Instruction* positions =
+      chain.Reshape(chain.Add(Opcode::kIota, Shape::Array(index, {n}), {}),
+                    std::vector<int64_t>(shape.dims().begin(), shape.dims().end()));
   Literal minus_one(Shape::Scalar(index));
   minus_one.SetFromInt64(0, -1);
-  Instruction* nothing = add(Instruction::CreateConstant(std::move(minus_one)));
+  Instruction* nothing = chain.Constant(std::move(minus_one));
   Computation* reducer = rewriter.AddComputation(
       SelectionReducer(module, *sas->called_computations()[0], type, index), computation);
-  Instruction* window = add(Instruction::Create(
+  Instruction* window = chain.Add(
       Opcode::kReduceWindow, Shape::Tuple({Shape::Array(type, source->shape().dims()), windows}),
-      {operand, positions, init, nothing}));
+      {operand, positions, init, nothing});
   window->mutable_attrs<WindowAttrs>().window = sas->attrs<WindowAttrs>().window;
   window->set_called_computations({reducer});
+  ASSIGN_OR_RETURN(window, chain.Fuse(window));
   auto gte = Instruction::Create(Opcode::kGetTupleElement, windows, {window});
   gte->set_index(1);
   Instruction* selected = rewriter.Add(computation, std::move(gte));
-  FusionSpec spec;
-  spec.members = members;
-  spec.outputs = {{window, 1}};
-  absl::StatusOr<Instruction*> fused = BuildFusion(rewriter, spec);
-  if (fused.ok()) {
-    RETURN_IF_ERROR(rewriter.Replace(selected, *fused));
-    selected = *fused;
-  } else if (!absl::IsFailedPrecondition(fused.status())) {
-    return fused.status();
-  }
 
   // The source scattered onto the init value at the selected positions.
   const int64_t count = source->shape().element_count();

@@ -166,6 +166,25 @@ ENTRY e {
   EXPECT_EQ(stats.host_op_count, 0);
 }
 
+TEST(GpuExecutableTest, TopKRunsAsRowReductionKernels) {
+  REQUIRE_GPU();
+  // k row reductions (LowerForGpu), nothing on the host; ties to the lower
+  // index as the interpreter's topk (the floor makes many).
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[300,1000] parameter(0)
+  eight = f32[] constant(8)
+  b = f32[300,1000] broadcast(eight), dimensions={}
+  m = f32[300,1000] multiply(p, b)
+  x = f32[300,1000] floor(m)
+  ROOT t = (f32[300,16], s32[300,16]) topk(x), k=16, largest=true
+})");
+  ASSERT_NE(m, nullptr);
+  GpuExecutableStats stats;
+  EXPECT_EQ(CompareWithInterpreter(*m, "topk", &stats), "");
+  EXPECT_EQ(stats.host_op_count, 0);
+}
+
 TEST(GpuExecutableTest, RowReductionsWithAnyInitAndVariadicReducers) {
   REQUIRE_GPU();
   std::unique_ptr<Module> m = Parse(R"(HloModule m
