@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backend/buffer_assignment.h"
 #include "backend/gpu_executable.h"
+#include "backend/while_state.h"
 #include "core/base/status_macros.h"
 #include "core/ir/computation.h"
 
@@ -14,12 +15,13 @@ namespace hlogym {
 namespace {
 
 // Device-to-device copies of leaves on the context's stream (zero-size ones
-// skipped).
+// skipped; with `only`, the leaves it marks).
 absl::Status CopyLeaves(const GpuContext& gpu, absl::Span<const CUdeviceptr> from,
-                        absl::Span<const CUdeviceptr> to, absl::Span<const int64_t> bytes) {
+                        absl::Span<const CUdeviceptr> to, absl::Span<const int64_t> bytes,
+                        const std::vector<bool>* only = nullptr) {
   const CudaDriver& d = gpu.driver();
   for (size_t i = 0; i < bytes.size(); ++i) {
-    if (bytes[i] == 0 || from[i] == to[i]) continue;
+    if (bytes[i] == 0 || from[i] == to[i] || (only != nullptr && !(*only)[i])) continue;
     RETURN_IF_ERROR(d.Check(d.cuMemcpyDtoDAsync(to[i], from[i], bytes[i], gpu.stream()),
                             "copying loop state"));
   }
@@ -60,6 +62,14 @@ absl::StatusOr<std::unique_ptr<GpuControlFlow>> GpuControlFlow::Make(const Instr
       }
       flow->executables_.push_back(std::move(condition));
       flow->executables_.push_back(std::move(body));
+      const WhileStateCopies plan = PlanWhileStateCopies(inst);
+      for (size_t i = 0; i < plan.body_forwards.size(); ++i) {
+        const bool forwarded = plan.body_forwards[i];
+        flow->forwarded_.push_back(forwarded);
+        flow->changing_.push_back(!forwarded);
+        flow->condition_reads_forwarded_.push_back(plan.condition_reads[i] && forwarded);
+        flow->condition_reads_changing_.push_back(plan.condition_reads[i] && !forwarded);
+      }
       return flow;
     }
     case Opcode::kConditional: case Opcode::kCall: {
@@ -140,17 +150,25 @@ absl::Status GpuControlFlow::RunWhile(absl::Span<const CUdeviceptr> operands,
   const GpuContext& gpu = body.gpu();
   const CudaDriver& d = gpu.driver();
   RETURN_IF_ERROR(CopyLeaves(gpu, operands, results, result_bytes_));
+  // What the body passes through never changes: copied in once
+  // (PlanWhileStateCopies), and never back.
+  RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(),
+                             condition.parameter_leaf_bytes(), &condition_reads_forwarded_));
+  RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(),
+                             &forwarded_));
   while (true) {
-    RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(), condition.parameter_leaf_bytes()));
+    RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(),
+                               condition.parameter_leaf_bytes(), &condition_reads_changing_));
     RETURN_IF_ERROR(condition.Enqueue());
     uint8_t go = 0;
     RETURN_IF_ERROR(d.Check(d.cuMemcpyDtoHAsync(&go, condition.output_leaves()[0], 1, gpu.stream()),
                             "reading a while condition"));
     RETURN_IF_ERROR(d.Check(d.cuStreamSynchronize(gpu.stream()), "running a while condition"));
     if (go == 0) return absl::OkStatus();
-    RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes()));
+    RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(),
+                               &changing_));
     RETURN_IF_ERROR(body.Enqueue());
-    RETURN_IF_ERROR(CopyLeaves(gpu, body.output_leaves(), results, result_bytes_));
+    RETURN_IF_ERROR(CopyLeaves(gpu, body.output_leaves(), results, result_bytes_, &changing_));
   }
 }
 

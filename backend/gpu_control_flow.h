@@ -45,6 +45,10 @@ class GpuControlFlow {
   std::vector<int64_t> result_bytes_;
   std::vector<int64_t> operand_first_leaf_, operand_leaf_count_;
   PrimitiveType selector_type_ = PrimitiveType::kPred;
+  // while, per state leaf (PlanWhileStateCopies): passed through by the
+  // body or not, and of each kind, whether the condition reads it.
+  std::vector<bool> forwarded_, changing_;
+  std::vector<bool> condition_reads_forwarded_, condition_reads_changing_;
 };
 
 }  // namespace hlogym
