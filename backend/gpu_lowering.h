@@ -20,9 +20,10 @@
 namespace hlogym {
 
 // A lowered copy of `module`, or null when nothing in it is lowered (the
-// module runs as it is). HLOGYM_GPU_CONVOLUTION=elemental in the
-// environment keeps convolutions as elemental kernels (to compare the two
-// on a GPU).
+// module runs as it is). HLOGYM_GPU_LOWERINGS in the environment picks the
+// lowerings by pass name (comma-separated; `none` for none; all when unset),
+// to compare with and without one on a GPU; a name that is no lowering is
+// an error.
 absl::StatusOr<std::unique_ptr<Module>> LowerForGpu(const Module& module);
 
 }  // namespace hlogym

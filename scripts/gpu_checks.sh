@@ -52,7 +52,8 @@ case $phase in
       $build/tests/hlogym_envs_tests --gtest_filter='Isolated*'"
     step gpu_table 100 "$build/bench/hlogym_gpu_backend_table"
     # conv_bn_relu with the elemental convolution kernel, against the table's im2col + cuBLAS.
-    step gpu_table_conv_elemental 30 env HLOGYM_GPU_CONVOLUTION=elemental \
+    step gpu_table_conv_elemental 30 \
+      env HLOGYM_GPU_LOWERINGS=select-and-scatter-to-scatter,topk-to-reductions \
       "$build/bench/hlogym_gpu_backend_table" conv_bn_relu
     step gpu_memory 100 "$build/bench/hlogym_gpu_memory_table" 1000
     # The Python API on the GPU: the `gpu`-marked test runs only where one is present.
