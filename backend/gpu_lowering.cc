@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "core/base/status_macros.h"
 #include "core/passes/convolution_to_gemm.h"
+#include "core/passes/scan_blocking.h"
 #include "core/passes/select_and_scatter_to_scatter.h"
 #include "core/passes/topk_to_reductions.h"
 
@@ -39,6 +40,11 @@ const std::vector<Lowering>& Lowerings() {
          return i.opcode() == Opcode::kConvolution && ConvolutionToGemmRefusal(i).empty();
        },
        [] { return std::make_unique<ConvolutionToGemmPass>(); }},
+      {"scan-blocking",
+       [](const Instruction& i) {
+         return i.opcode() == Opcode::kScan && ScanBlockingRefusal(i).empty();
+       },
+       [] { return std::make_unique<ScanBlockingPass>(); }},
       {"select-and-scatter-to-scatter",
        [](const Instruction& i) {
          return i.opcode() == Opcode::kSelectAndScatter && ScattersOnTheGpu(i) &&

@@ -7,8 +7,9 @@
 // of 32- and 64-bit types a reduce-window and an atomic scatter kernel
 // (core/passes/select_and_scatter_to_scatter.h), where they ran on the
 // host; topks with k up to 32 k row-reduction kernels
-// (core/passes/topk_to_reductions.h), where they ran on the host. Shared by
-// the executable, ahead-of-time kernel compiles and emit_ptx, so that all
+// (core/passes/topk_to_reductions.h), where they ran on the host; long
+// cumulative scans over few rows scans in blocks (core/passes/scan_blocking.h),
+// where the scan kernel had a thread per row. Shared by the executable, ahead-of-time kernel compiles and emit_ptx, so that all
 // three see the same kernels.
 #pragma once
 

@@ -16,6 +16,7 @@
 #include "core/passes/horizontal_fusion.h"
 #include "core/passes/multi_output_fusion.h"
 #include "core/passes/producer_consumer_fusion.h"
+#include "core/passes/scan_blocking.h"
 #include "core/passes/select_and_scatter_to_scatter.h"
 #include "core/passes/topk_to_reductions.h"
 #include "core/passes/tuple_simplifier.h"
@@ -68,6 +69,10 @@ std::vector<PassInfo> BuiltinPasses() {
          return std::make_unique<MultiOutputFusionPass>(mode == "xla" ? FusionMode::kXla
                                                                       : FusionMode::kGeneral);
        }},
+      {"scan-blocking",
+       "lowers long cumulative scans with few rows to a scan within blocks, a scan of the "
+       "blocks' totals and one fusion combining them (a backend's lowering; apply mode only)",
+       Simple<ScanBlockingPass>()},
       {"select-and-scatter-to-scatter",
        "lowers select-and-scatter to a variadic reduce-window picking each window's element and "
        "a scatter (a backend's lowering; apply mode only)",

@@ -185,6 +185,31 @@ ENTRY e {
   EXPECT_EQ(stats.host_op_count, 0);
 }
 
+TEST(GpuExecutableTest, LongCumulativeScansRunInBlocks) {
+  REQUIRE_GPU();
+  // scan-blocking (LowerForGpu): a scan within blocks, a scan of the
+  // blocks' totals and a fusion; forward and reverse.
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+sum {
+  x = f32[64] parameter(0)
+  c = f32[64] parameter(1)
+  y = f32[64] add(x, c)
+  ROOT t = (f32[64], f32[64]) tuple(y, y)
+}
+ENTRY e {
+  x = f32[64,4096] parameter(0)
+  z = f32[] constant(0.25)
+  c = f32[64] broadcast(z), dimensions={}
+  f = (f32[64,4096], f32[64]) scan(x, c), dimensions={1}, num_carries=1, is_associative=true, to_apply=sum
+  r = (f32[64,4096], f32[64]) scan(x, c), dimensions={1}, num_carries=1, is_reverse=true, is_associative=true, to_apply=sum
+  ROOT t = ((f32[64,4096], f32[64]), (f32[64,4096], f32[64])) tuple(f, r)
+})");
+  ASSERT_NE(m, nullptr);
+  GpuExecutableStats stats;
+  EXPECT_EQ(CompareWithInterpreter(*m, "scans", &stats), "");
+  EXPECT_EQ(stats.host_op_count, 0);
+}
+
 TEST(GpuExecutableTest, RowReductionsWithAnyInitAndVariadicReducers) {
   REQUIRE_GPU();
   std::unique_ptr<Module> m = Parse(R"(HloModule m

@@ -88,7 +88,7 @@ TEST(GpuLoweringTest, TheVariablePicksLoweringsByPassName) {
     ASSERT_FALSE(lowered.ok());
     EXPECT_EQ(lowered.status().message(),
               "HLOGYM_GPU_LOWERINGS names `im2col`, which is no GPU lowering: use none or some of "
-              "conv-to-gemm,select-and-scatter-to-scatter,topk-to-reductions");
+              "conv-to-gemm,scan-blocking,select-and-scatter-to-scatter,topk-to-reductions");
   }
 }
 
