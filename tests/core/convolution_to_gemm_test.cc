@@ -2,10 +2,13 @@
 // (reference interpreter), for the corpus's and the dataset's convolutions
 // (forward, backward-input and backward-filter ones) and for hand-written
 // ones covering each window attribute; the ones it leaves say why.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
+#include "absl/strings/str_join.h"
 #include "core/eval/equivalence.h"
 #include "core/ir/verifier.h"
 #include "core/passes/convolution_to_gemm.h"
@@ -165,6 +168,73 @@ TEST(ConvolutionToGemmTest, ConvolutionsSharingOperandsInOneModule) {
   int64_t lowered = 0;
   EXPECT_EQ(LowerAndCheck(*module, &lowered), "");
   EXPECT_EQ(lowered, 3);
+}
+
+// A convolution with random window attributes, dimension orders and
+// feature groups, as HLO text: every combination the pass takes must
+// compute what the convolution computes.
+std::string RandomConvolution(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int spatial = pick(1, 2);
+  const int batch = pick(1, 3), groups = pick(1, 3), group_in = pick(1, 3), group_out = pick(1, 2);
+  std::vector<int> in(spatial), window(spatial), out(spatial);
+  std::vector<std::string> size, stride, pad, lhs, rhs, reversal;
+  for (int s = 0; s < spatial; ++s) {
+    while (true) {
+      in[s] = pick(1, 7);
+      window[s] = pick(1, 4);
+      const int st = pick(1, 3), ld = pick(1, 2), rd = pick(1, 2), lo = pick(-1, 2),
+                hi = pick(-1, 2);
+      const int padded = lo + hi + (in[s] - 1) * ld + 1;
+      const int reach = (window[s] - 1) * rd + 1;
+      if (padded < reach) continue;
+      out[s] = (padded - reach) / st + 1;
+      size.push_back(std::to_string(window[s]));
+      stride.push_back(std::to_string(st));
+      pad.push_back(absl::StrCat(lo, "_", hi));
+      lhs.push_back(std::to_string(ld));
+      rhs.push_back(std::to_string(rd));
+      reversal.push_back(std::to_string(pick(0, 1)));
+      break;
+    }
+  }
+  // Each operand's dimensions in a random order of its roles.
+  auto labels = [&](char first, char second, const std::vector<int>& spatial_sizes, int a,
+                    int b, std::string& text) {
+    std::vector<std::pair<char, int>> roles = {{first, a}, {second, b}};
+    for (int s = 0; s < spatial; ++s) roles.push_back({static_cast<char>('0' + s), spatial_sizes[s]});
+    std::shuffle(roles.begin(), roles.end(), rng);
+    std::vector<std::string> dims;
+    for (const auto& [role, n] : roles) {
+      text.push_back(role);
+      dims.push_back(std::to_string(n));
+    }
+    return absl::StrCat("f32[", absl::StrJoin(dims, ","), "]");
+  };
+  std::string in_labels, kernel_labels, out_labels;
+  const std::string x = labels('b', 'f', in, batch, groups * group_in, in_labels);
+  const std::string k = labels('i', 'o', window, group_in, groups * group_out, kernel_labels);
+  const std::string y = labels('b', 'f', out, batch, groups * group_out, out_labels);
+  return absl::StrCat("HloModule m\n\nENTRY main {\n  x = ", x, " parameter(0)\n  k = ", k,
+                      " parameter(1)\n  ROOT c = ", y, " convolution(x, k), window={size=",
+                      absl::StrJoin(size, "x"), " stride=", absl::StrJoin(stride, "x"),
+                      " pad=", absl::StrJoin(pad, "x"), " lhs_dilate=", absl::StrJoin(lhs, "x"),
+                      " rhs_dilate=", absl::StrJoin(rhs, "x"), " rhs_reversal=",
+                      absl::StrJoin(reversal, "x"), "}, dim_labels=", in_labels, "_",
+                      kernel_labels, "->", out_labels, ", feature_group_count=", groups, "\n}\n");
+}
+
+TEST(ConvolutionToGemmTest, RandomConvolutionsComputeWhatTheyDid) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 150; ++i) {
+    const std::string text = RandomConvolution(rng);
+    std::unique_ptr<Module> module = Parse(text);
+    ASSERT_NE(module, nullptr) << text;
+    ASSERT_EQ(ConvolutionToGemmRefusal(*module->entry()->root()), "") << text;
+    int64_t lowered = 0;
+    EXPECT_EQ(LowerAndCheck(*module, &lowered), "") << text;
+    EXPECT_EQ(lowered, 1) << text;
+  }
 }
 
 TEST(ConvolutionToGemmTest, LeavesWhatItCannotLowerAndSaysWhy) {
