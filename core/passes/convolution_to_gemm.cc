@@ -7,6 +7,7 @@
 #include "core/base/status_macros.h"
 #include "core/ir/literal.h"
 #include "core/passes/fusion_chain.h"
+#include "core/passes/lowering_walk.h"
 
 namespace hlogym {
 namespace {
@@ -283,27 +284,13 @@ std::string ConvolutionToGemmRefusal(const Instruction& conv) {
 }
 
 absl::StatusOr<bool> ConvolutionToGemmPass::Run(Module& module, Rewriter& rewriter) {
-  if (rewriter.dry()) {
-    return absl::UnimplementedError(
-        "not supported: conv-to-gemm in dry mode (it is a backend's lowering, not a choice)");
-  }
-  std::vector<Instruction*> convolutions;
-  for (const auto& computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
-    for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == Opcode::kConvolution) convolutions.push_back(inst.get());
-    }
-  }
-  bool changed = false;
-  for (Instruction* conv : convolutions) {
-    if (!conv->control_predecessors().empty() || !conv->control_successors().empty()) continue;
-    std::string why;
-    const ConvGeometry g = Geometry(*conv, why);
-    if (!why.empty()) continue;
-    RETURN_IF_ERROR(Lower(rewriter, conv, g));
-    changed = true;
-  }
-  return changed;
+  return LowerEach(
+      module, rewriter, name(), Opcode::kConvolution,
+      [](const Instruction& conv) { return ConvolutionToGemmRefusal(conv).empty(); },
+      [&](Instruction* conv) {
+        std::string why;
+        return Lower(rewriter, conv, Geometry(*conv, why));
+      });
 }
 
 }  // namespace hlogym

@@ -8,6 +8,7 @@
 #include "core/base/status_macros.h"
 #include "core/ir/literal.h"
 #include "core/passes/fusion_chain.h"
+#include "core/passes/lowering_walk.h"
 
 namespace hlogym {
 namespace {
@@ -234,27 +235,10 @@ std::string ScanBlockingRefusal(const Instruction& scan) {
 }
 
 absl::StatusOr<bool> ScanBlockingPass::Run(Module& module, Rewriter& rewriter) {
-  if (rewriter.dry()) {
-    return absl::UnimplementedError(
-        "not supported: scan-blocking in dry mode (it is a backend's lowering, not a choice)");
-  }
-  std::vector<Instruction*> found;
-  for (const auto& computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
-    for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == Opcode::kScan) found.push_back(inst.get());
-    }
-  }
-  bool changed = false;
-  for (Instruction* scan : found) {
-    if (!scan->control_predecessors().empty() || !scan->control_successors().empty() ||
-        !ScanBlockingRefusal(*scan).empty()) {
-      continue;
-    }
-    RETURN_IF_ERROR(Lower(module, rewriter, scan));
-    changed = true;
-  }
-  return changed;
+  return LowerEach(
+      module, rewriter, name(), Opcode::kScan,
+      [](const Instruction& scan) { return ScanBlockingRefusal(scan).empty(); },
+      [&](Instruction* scan) { return Lower(module, rewriter, scan); });
 }
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 #include "core/base/status_macros.h"
 #include "core/ir/literal.h"
 #include "core/passes/fusion_chain.h"
+#include "core/passes/lowering_walk.h"
 
 namespace hlogym {
 namespace {
@@ -172,28 +173,12 @@ std::string SelectAndScatterRefusal(const Instruction& sas) {
 }
 
 absl::StatusOr<bool> SelectAndScatterToScatterPass::Run(Module& module, Rewriter& rewriter) {
-  if (rewriter.dry()) {
-    return absl::UnimplementedError(
-        "not supported: select-and-scatter-to-scatter in dry mode (it is a backend's lowering, "
-        "not a choice)");
-  }
-  std::vector<Instruction*> found;
-  for (const auto& computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
-    for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == Opcode::kSelectAndScatter) found.push_back(inst.get());
-    }
-  }
-  bool changed = false;
-  for (Instruction* sas : found) {
-    if (!sas->control_predecessors().empty() || !sas->control_successors().empty() ||
-        !SelectAndScatterRefusal(*sas).empty() || (wanted_ && !wanted_(*sas))) {
-      continue;
-    }
-    RETURN_IF_ERROR(Lower(module, rewriter, sas));
-    changed = true;
-  }
-  return changed;
+  return LowerEach(
+      module, rewriter, name(), Opcode::kSelectAndScatter,
+      [&](const Instruction& sas) {
+        return SelectAndScatterRefusal(sas).empty() && (!wanted_ || wanted_(sas));
+      },
+      [&](Instruction* sas) { return Lower(module, rewriter, sas); });
 }
 
 }  // namespace hlogym

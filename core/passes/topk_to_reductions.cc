@@ -6,6 +6,7 @@
 #include "core/base/status_macros.h"
 #include "core/ir/literal.h"
 #include "core/passes/fusion_chain.h"
+#include "core/passes/lowering_walk.h"
 
 namespace hlogym {
 namespace {
@@ -168,28 +169,10 @@ std::string TopKRefusal(const Instruction& topk) {
 }
 
 absl::StatusOr<bool> TopKToReductionsPass::Run(Module& module, Rewriter& rewriter) {
-  if (rewriter.dry()) {
-    return absl::UnimplementedError(
-        "not supported: topk-to-reductions in dry mode (it is a backend's lowering, not a "
-        "choice)");
-  }
-  std::vector<Instruction*> found;
-  for (const auto& computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
-    for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == Opcode::kTopK) found.push_back(inst.get());
-    }
-  }
-  bool changed = false;
-  for (Instruction* topk : found) {
-    if (!topk->control_predecessors().empty() || !topk->control_successors().empty() ||
-        !TopKRefusal(*topk).empty()) {
-      continue;
-    }
-    RETURN_IF_ERROR(Lower(module, rewriter, topk));
-    changed = true;
-  }
-  return changed;
+  return LowerEach(
+      module, rewriter, name(), Opcode::kTopK,
+      [](const Instruction& topk) { return TopKRefusal(topk).empty(); },
+      [&](Instruction* topk) { return Lower(module, rewriter, topk); });
 }
 
 }  // namespace hlogym

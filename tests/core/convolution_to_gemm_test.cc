@@ -16,6 +16,7 @@
 #include "core/rewrite/rewriter.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
+#include "tests/core/lowering_test_util.h"
 #include "tests/core/simplification_test_util.h"
 
 namespace hlogym {
@@ -24,23 +25,16 @@ namespace {
 namespace fs = std::filesystem;
 using simplification_test::EntryModule;
 using simplification_test::Parse;
-
-int64_t CountOpcode(const Module& module, Opcode opcode) {
-  int64_t n = 0;
-  for (const auto& computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
-    for (const auto& inst : computation->instructions()) n += inst->opcode() == opcode;
-  }
-  return n;
-}
+using simplification_test::CountOpcode;
+using lowering_test::LowerAndCompare;
 
 // Lowers every convolution of `original` it can; "" when the result verifies,
 // computes what `original` computes, and each convolution left has a reason.
 std::string LowerAndCheck(const Module& original, int64_t* lowered = nullptr) {
-  std::unique_ptr<Module> module = original.Clone();
   ConvolutionToGemmPass pass;
-  absl::StatusOr<bool> changed = RunPass(pass, *module);
-  if (!changed.ok()) return "run: " + std::string(changed.status().message());
+  std::unique_ptr<Module> module;
+  const std::string why = LowerAndCompare(pass, original, &module);
+  if (!why.empty()) return why;
   if (lowered != nullptr) {
     *lowered = CountOpcode(original, Opcode::kConvolution) -
                CountOpcode(*module, Opcode::kConvolution);
@@ -52,19 +46,14 @@ std::string LowerAndCheck(const Module& original, int64_t* lowered = nullptr) {
       }
     }
   }
-  if (absl::Status s = Verify(*module); !s.ok()) return "verify: " + std::string(s.message());
-  absl::StatusOr<EquivalenceReport> report = Equivalent(original, *module);
-  if (!report.ok()) return "evaluate: " + std::string(report.status().message());
-  return report->equivalent ? "" : report->message;
+  return "";
 }
 
 std::unique_ptr<Module> Load(const fs::path& path) {
   std::ifstream in(path);
   std::ostringstream text;
   text << in.rdbuf();
-  auto module = ParseModule(text.str());
-  EXPECT_TRUE(module.ok()) << path << ": " << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
+  return Parse(text.str());
 }
 
 TEST(ConvolutionToGemmTest, CorpusAndDatasetConvolutionsComputeWhatTheyDid) {

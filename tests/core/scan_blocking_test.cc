@@ -2,45 +2,35 @@
 // interpreter, within rounding: sums are grouped by block): the corpus's
 // cumsum, and hand-written cumulative sums, products, maxima and minima,
 // forward and reverse, over any dimension; the ones it leaves say why.
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "core/eval/equivalence.h"
-#include "core/ir/verifier.h"
 #include "core/passes/scan_blocking.h"
 #include "core/rewrite/pass.h"
-#include "core/text/parser.h"
 #include "gtest/gtest.h"
+#include "tests/core/lowering_test_util.h"
 #include "tests/core/simplification_test_util.h"
 
 namespace hlogym {
 namespace {
 
 using simplification_test::Parse;
-
-int64_t CountScans(const Module& module) {
-  int64_t n = 0;
-  for (const auto& computation : module.computations()) {
-    for (const auto& inst : computation->instructions()) n += inst->opcode() == Opcode::kScan;
-  }
-  return n;
-}
+using simplification_test::CountOpcode;
+using lowering_test::CaseName;
+using lowering_test::LoadSmallTwin;
+using lowering_test::NamedModule;
+using lowering_test::LowerAndCompare;
 
 // "" when the pass lowered every scan of `original` into two and the result
 // verifies and computes what `original` computes.
 std::string LowerAndCheck(const Module& original) {
-  std::unique_ptr<Module> module = original.Clone();
-  const int64_t before = CountScans(*module);
   ScanBlockingPass pass;
-  absl::StatusOr<bool> changed = RunPass(pass, *module);
-  if (!changed.ok()) return "run: " + std::string(changed.status().message());
-  if (!*changed || CountScans(*module) != 2 * before) return "not every scan was lowered";
-  if (absl::Status s = Verify(*module); !s.ok()) return "verify: " + std::string(s.message());
-  absl::StatusOr<EquivalenceReport> report = Equivalent(original, *module);
-  if (!report.ok()) return "evaluate: " + std::string(report.status().message());
-  return report->equivalent ? "" : report->message;
+  std::unique_ptr<Module> module;
+  const std::string why = LowerAndCompare(pass, original, &module);
+  if (!why.empty()) return why;
+  return CountOpcode(*module, Opcode::kScan) == 2 * CountOpcode(original, Opcode::kScan)
+             ? ""
+             : "not every scan was lowered";
 }
 
 // A module scanning parameter 0 (`x_shape`) along `dim` with `op`.
@@ -59,21 +49,12 @@ std::string ScanModule(const std::string& type, const std::string& x_shape,
 }
 
 TEST(ScanBlockingTest, TheCorpusCumsumComputesWhatItDid) {
-  const std::filesystem::path path = std::filesystem::path(HLOGYM_SOURCE_DIR) /
-                                     "data/corpus/small/hlo/cumsum_argmax_4096x4096_small.hlo";
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  std::unique_ptr<Module> module = Parse(text.str());
+  std::unique_ptr<Module> module = LoadSmallTwin("cumsum_argmax_4096x4096_small.hlo");
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(LowerAndCheck(*module), "");
 }
 
-struct ScanCase {
-  const char* name;
-  std::string text;
-};
-
-class ScanBlockingCaseTest : public ::testing::TestWithParam<ScanCase> {};
+class ScanBlockingCaseTest : public ::testing::TestWithParam<NamedModule> {};
 
 TEST_P(ScanBlockingCaseTest, ComputesWhatItDid) {
   std::unique_ptr<Module> module = Parse(GetParam().text);
@@ -85,15 +66,15 @@ TEST_P(ScanBlockingCaseTest, ComputesWhatItDid) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ScanBlockingCaseTest,
     ::testing::Values(
-        ScanCase{"cumsum_rows", ScanModule("f32", "[8,1024]", "[8]", 1, "add", "0")},
-        ScanCase{"reverse_cumsum", ScanModule("f32", "[4,512]", "[4]", 1, "add", "0.5", true)},
-        ScanCase{"cumprod", ScanModule("f64", "[3,300]", "[3]", 1, "multiply", "1")},
-        ScanCase{"cummax", ScanModule("f32", "[5,640]", "[5]", 1, "maximum", "-1")},
-        ScanCase{"reverse_cummin_integers",
+        NamedModule{"cumsum_rows", ScanModule("f32", "[8,1024]", "[8]", 1, "add", "0")},
+        NamedModule{"reverse_cumsum", ScanModule("f32", "[4,512]", "[4]", 1, "add", "0.5", true)},
+        NamedModule{"cumprod", ScanModule("f64", "[3,300]", "[3]", 1, "multiply", "1")},
+        NamedModule{"cummax", ScanModule("f32", "[5,640]", "[5]", 1, "maximum", "-1")},
+        NamedModule{"reverse_cummin_integers",
                  ScanModule("s32", "[6,400]", "[6]", 1, "minimum", "7", true)},
-        ScanCase{"first_dimension", ScanModule("f32", "[2048,3]", "[3]", 0, "add", "0")},
-        ScanCase{"middle_dimension", ScanModule("f32", "[2,768,3]", "[2,3]", 1, "add", "0")}),
-    [](const ::testing::TestParamInfo<ScanCase>& info) { return std::string(info.param.name); });
+        NamedModule{"first_dimension", ScanModule("f32", "[2048,3]", "[3]", 0, "add", "0")},
+        NamedModule{"middle_dimension", ScanModule("f32", "[2,768,3]", "[2,3]", 1, "add", "0")}),
+    CaseName);
 
 TEST(ScanBlockingTest, LeavesWhatItCannotLowerAndSaysWhy) {
   struct Refused {
@@ -125,7 +106,7 @@ TEST(ScanBlockingTest, DryModeIsAnError) {
   absl::StatusOr<int64_t> offered = RunDryPass(pass, *module);
   ASSERT_FALSE(offered.ok());
   EXPECT_NE(offered.status().message().find("not supported: scan-blocking"), std::string::npos);
-  EXPECT_EQ(CountScans(*module), 1);
+  EXPECT_EQ(CountOpcode(*module, Opcode::kScan), 1);
 }
 
 }  // namespace

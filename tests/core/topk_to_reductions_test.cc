@@ -4,16 +4,12 @@
 // hand-written ones with ties, NaNs, signed zeros, smallest-first, integers,
 // narrow floats, more than two dimensions and k equal to the row; the ones
 // it leaves say why.
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/eval/equivalence.h"
-#include "core/ir/verifier.h"
 #include "core/passes/topk_to_reductions.h"
 #include "core/rewrite/pass.h"
-#include "core/text/parser.h"
 #include "gtest/gtest.h"
+#include "tests/core/lowering_test_util.h"
 #include "tests/core/simplification_test_util.h"
 
 namespace hlogym {
@@ -21,36 +17,24 @@ namespace {
 
 using simplification_test::EntryModule;
 using simplification_test::Parse;
+using simplification_test::CountOpcode;
+using lowering_test::LoadSmallTwin;
+using lowering_test::LowerAndCompare;
 
-int64_t CountTopK(const Module& module) {
-  int64_t n = 0;
-  for (const auto& computation : module.computations()) {
-    for (const auto& inst : computation->instructions()) n += inst->opcode() == Opcode::kTopK;
-  }
-  return n;
-}
-
+// "" when every topk of `original` was lowered and the result computes
+// exactly what `original` computes (a pick copies its element).
 std::string LowerAndCheck(const Module& original) {
-  std::unique_ptr<Module> module = original.Clone();
   TopKToReductionsPass pass;
-  absl::StatusOr<bool> changed = RunPass(pass, *module);
-  if (!changed.ok()) return "run: " + std::string(changed.status().message());
-  if (!*changed || CountTopK(*module) != 0) return "a topk is left";
-  if (absl::Status s = Verify(*module); !s.ok()) return "verify: " + std::string(s.message());
-  // Exact: a pick copies its element.
   EquivalenceOptions exact;
   exact.rtol = exact.atol = exact.narrow_tolerance = 0;
-  absl::StatusOr<EquivalenceReport> report = Equivalent(original, *module, exact);
-  if (!report.ok()) return "evaluate: " + std::string(report.status().message());
-  return report->equivalent ? "" : report->message;
+  std::unique_ptr<Module> module;
+  const std::string why = LowerAndCompare(pass, original, &module, exact);
+  if (!why.empty()) return why;
+  return CountOpcode(*module, Opcode::kTopK) == 0 ? "" : "a topk is left";
 }
 
 TEST(TopKToReductionsTest, TheCorpusTopKComputesWhatItDid) {
-  const std::filesystem::path path = std::filesystem::path(HLOGYM_SOURCE_DIR) /
-                                     "data/corpus/small/hlo/topk_sort_1024x4096_small.hlo";
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  std::unique_ptr<Module> module = Parse(text.str());
+  std::unique_ptr<Module> module = LoadSmallTwin("topk_sort_1024x4096_small.hlo");
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(LowerAndCheck(*module), "");
 }
@@ -120,7 +104,7 @@ TEST(TopKToReductionsTest, LeavesWhatItCannotLowerAndSaysWhy) {
   absl::StatusOr<bool> changed = RunPass(pass, *module);
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
-  EXPECT_EQ(CountTopK(*module), 1);
+  EXPECT_EQ(CountOpcode(*module, Opcode::kTopK), 1);
 }
 
 TEST(TopKToReductionsTest, DryModeIsAnError) {
@@ -132,7 +116,7 @@ TEST(TopKToReductionsTest, DryModeIsAnError) {
   ASSERT_FALSE(offered.ok());
   EXPECT_NE(offered.status().message().find("not supported: topk-to-reductions"),
             std::string::npos);
-  EXPECT_EQ(CountTopK(*module), 1);
+  EXPECT_EQ(CountOpcode(*module, Opcode::kTopK), 1);
 }
 
 }  // namespace
