@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<GpuControlFlow>> GpuControlFlow::Make(const Instr
       }
       flow->executables_.push_back(std::move(condition));
       flow->executables_.push_back(std::move(body));
+      flow->trips_ = StaticTripCount(inst);
       const WhileStateCopies plan = PlanWhileStateCopies(inst);
       for (size_t i = 0; i < plan.body_forwards.size(); ++i) {
         const bool forwarded = plan.body_forwards[i];
@@ -156,20 +157,26 @@ absl::Status GpuControlFlow::RunWhile(absl::Span<const CUdeviceptr> operands,
                              condition.parameter_leaf_bytes(), &condition_reads_forwarded_));
   RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(),
                              &forwarded_));
-  while (true) {
-    RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(),
-                               condition.parameter_leaf_bytes(), &condition_reads_changing_));
-    RETURN_IF_ERROR(condition.Enqueue());
-    uint8_t go = 0;
-    RETURN_IF_ERROR(d.Check(d.cuMemcpyDtoHAsync(&go, condition.output_leaves()[0], 1, gpu.stream()),
-                            "reading a while condition"));
-    RETURN_IF_ERROR(d.Check(d.cuStreamSynchronize(gpu.stream()), "running a while condition"));
-    if (go == 0) return absl::OkStatus();
+  // A count the computations fix (StaticTripCount) needs no condition: the
+  // trips are enqueued without reading a predicate back and waiting.
+  for (int64_t trip = 0; !trips_ || trip < *trips_; ++trip) {
+    if (!trips_) {
+      RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(),
+                                 condition.parameter_leaf_bytes(), &condition_reads_changing_));
+      RETURN_IF_ERROR(condition.Enqueue());
+      uint8_t go = 0;
+      RETURN_IF_ERROR(d.Check(
+          d.cuMemcpyDtoHAsync(&go, condition.output_leaves()[0], 1, gpu.stream()),
+          "reading a while condition"));
+      RETURN_IF_ERROR(d.Check(d.cuStreamSynchronize(gpu.stream()), "running a while condition"));
+      if (go == 0) return absl::OkStatus();
+    }
     RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(),
                                &changing_));
     RETURN_IF_ERROR(body.Enqueue());
     RETURN_IF_ERROR(CopyLeaves(gpu, body.output_leaves(), results, result_bytes_, &changing_));
   }
+  return absl::OkStatus();
 }
 
 }  // namespace hlogym

@@ -8,6 +8,7 @@
 #ifdef HLOGYM_HAVE_CUDA
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -49,6 +50,7 @@ class GpuControlFlow {
   // body or not, and of each kind, whether the condition reads it.
   std::vector<bool> forwarded_, changing_;
   std::vector<bool> condition_reads_forwarded_, condition_reads_changing_;
+  std::optional<int64_t> trips_;  // StaticTripCount
 };
 
 }  // namespace hlogym

@@ -2,10 +2,12 @@
 // called computation, compiled once with the step that calls it.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backend/cpu_executable.h"
+#include "backend/while_state.h"
 #include "core/base/status_macros.h"
 
 namespace hlogym {
@@ -37,7 +39,10 @@ class WhileOp : public ControlFlowOp {
  public:
   WhileOp(const Instruction& inst, std::unique_ptr<CpuExecutable> condition,
           std::unique_ptr<CpuExecutable> body)
-      : condition_(std::move(condition)), body_(std::move(body)), sizes_(LeafSizes(inst.shape())) {
+      : condition_(std::move(condition)),
+        body_(std::move(body)),
+        sizes_(LeafSizes(inst.shape())),
+        trips_(StaticTripCount(inst)) {
     int64_t total = 0;
     for (int64_t size : sizes_) {
       staging_offsets_.push_back(total);
@@ -56,9 +61,12 @@ class WhileOp : public ControlFlowOp {
     }
     const absl::Span<const void* const> state_leaves(state, n);
     std::vector<char>& staged = staged_;
-    while (true) {
-      RETURN_IF_ERROR(condition_->Execute(state_leaves));
-      if (*static_cast<const uint8_t*>(condition_->output_leaf(0)) == 0) break;
+    // A count the computations fix (StaticTripCount) needs no condition.
+    for (int64_t trip = 0; !trips_ || trip < *trips_; ++trip) {
+      if (!trips_) {
+        RETURN_IF_ERROR(condition_->Execute(state_leaves));
+        if (*static_cast<const uint8_t*>(condition_->output_leaf(0)) == 0) break;
+      }
       RETURN_IF_ERROR(body_->Execute(state_leaves));
       std::fill(staged.begin(), staged.end(), 0);
       for (int64_t i = 0; i < n; ++i) {
@@ -92,6 +100,7 @@ class WhileOp : public ControlFlowOp {
  private:
   std::unique_ptr<CpuExecutable> condition_, body_;
   std::vector<int64_t> sizes_;
+  std::optional<int64_t> trips_;
   std::vector<int64_t> staging_offsets_;
   std::vector<uint8_t> staging_;
   std::vector<char> staged_;

@@ -7,6 +7,8 @@
 // state three times a trip on the H100 (17x XLA's time).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/ir/instruction.h"
@@ -24,5 +26,16 @@ struct WhileStateCopies {
 // get-tuple-element, a body root that is no tuple): the plan never skips a
 // copy a trip needs.
 WhileStateCopies PlanWhileStateCopies(const Instruction& while_instruction);
+
+// How many trips a while makes when its computations fix it: a counter
+// starting at a constant (the while's operand is a tuple holding it), moved
+// by a constant each trip (the body's result holds counter +/- constant),
+// compared with a constant by the condition; each may sit inside a one-level
+// fusion. Nullopt when any part is not of that form, or the count is over
+// `limit`. A target that knows the count runs the body that many times
+// without evaluating the condition (on a GPU: without reading it back and
+// waiting, every trip).
+std::optional<int64_t> StaticTripCount(const Instruction& while_instruction,
+                                       int64_t limit = int64_t{1} << 20);
 
 }  // namespace hlogym

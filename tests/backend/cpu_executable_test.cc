@@ -164,6 +164,38 @@ ENTRY e {
   EXPECT_EQ(e->output_leaf_count(), 4);
 }
 
+TEST(CpuExecutableTest, AWhileWhoseCountIsNotFixedRunsItsCondition) {
+  // The bound is state, not a constant: StaticTripCount has no count and
+  // the condition runs every trip (5 of them).
+  std::unique_ptr<CpuExecutable> e = ExpectMatchesInterpreter(R"(HloModule m
+cond {
+  p = (s32[], s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  a = f32[4] get-tuple-element(p), index=2
+  twice = f32[4] add(a, a)
+  ROOT t = (s32[], s32[], f32[4]) tuple(next, n, twice)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  five = s32[] constant(5)
+  init = (s32[], s32[], f32[4]) tuple(zero, five, x)
+  ROOT w = (s32[], s32[], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->stats().control_flow_count, 1);
+}
+
 TEST(CpuExecutableTest, ConditionalAndCall) {
   const std::string branches = R"(HloModule m
 neg {

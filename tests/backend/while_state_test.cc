@@ -3,9 +3,11 @@
 // for the corpus's loops and the conservative cases are pinned here.
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "backend/while_state.h"
+#include "core/passes/default_pipeline.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
 
@@ -53,6 +55,58 @@ TEST(WhileStateTest, TheLstmScansBodyPassesItsInputsAndWeightsThrough) {
             (std::vector<bool>{true, false, false, false, false, false, false, false}));
   EXPECT_EQ(plan.body_forwards,
             (std::vector<bool>{false, false, false, false, true, true, true, true}));
+}
+
+TEST(WhileStateTest, TheCorpusLoopsHaveStaticTripCountsBeforeAndAfterTheDefaultPipeline) {
+  for (const auto& [name, trips] : std::vector<std::pair<std::string, int64_t>>{
+           {"while_loop_newton_1M_small.hlo", 20}, {"lstm_scan_64x128x256_small.hlo", 64}}) {
+    std::unique_ptr<Module> m = Load(name);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(StaticTripCount(*FindWhile(*m)), trips) << name;
+    ASSERT_TRUE(DefaultPipeline().Run(*m).ok()) << name;
+    const Instruction* w = FindWhile(*m);
+    ASSERT_NE(w, nullptr) << name;
+    EXPECT_EQ(StaticTripCount(*w), trips) << name << " after the default pipeline";
+  }
+}
+
+// A counted loop: `init` the counter's start, `step` its body's new value,
+// `cond` the condition's root over counter i.
+std::string CountedLoop(const std::string& init, const std::string& step,
+                        const std::string& cond) {
+  return "HloModule m\ncond {\n  s = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(s), "
+         "index=0\n  n = s32[] constant(10)\n  ROOT c = pred[] " + cond +
+         "\n}\nbody {\n  s = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(s), "
+         "index=0\n  x = f32[4] get-tuple-element(s), index=1\n  two = s32[] constant(2)\n  j = s32[] " +
+         step + "\n  y = f32[4] negate(x)\n  ROOT t = (s32[], f32[4]) tuple(j, y)\n}\n"
+         "ENTRY e {\n  p = f32[4] parameter(0)\n  q = s32[] parameter(1)\n  z = s32[] " + init +
+         "\n  s = (s32[], f32[4]) tuple(z, p)\n  ROOT w = (s32[], f32[4]) while(s), "
+         "condition=cond, body=body\n}\n";
+}
+
+TEST(WhileStateTest, StaticTripCountsFollowTheCounter) {
+  struct Case {
+    std::string init, step, cond;
+    std::optional<int64_t> trips;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"constant(0)", "add(i, two)", "compare(i, n), direction=LT", 5},
+           {"constant(1)", "add(two, i)", "compare(i, n), direction=LE", 5},
+           {"constant(0)", "add(i, two)", "compare(n, i), direction=GT", 5},
+           {"constant(20)", "subtract(i, two)", "compare(i, n), direction=GE", 6},
+           {"constant(0)", "add(i, two)", "compare(i, n), direction=NE", 5},
+           {"constant(10)", "add(i, two)", "compare(i, n), direction=LT", 0},
+           // Not fixed: a start from a parameter, a step that is no constant,
+           // a bound that is none, a count that never ends.
+           {"copy(q)", "add(i, two)", "compare(i, n), direction=LT", std::nullopt},
+           {"constant(1)", "multiply(i, two)", "compare(i, n), direction=LT", std::nullopt},
+           {"constant(0)", "add(i, two)", "compare(i, i), direction=LT", std::nullopt},
+           {"constant(1)", "add(i, two)", "compare(i, n), direction=NE", std::nullopt}}) {
+    std::unique_ptr<Module> m = Parse(CountedLoop(c.init, c.step, c.cond));
+    ASSERT_NE(m, nullptr) << c.step << " " << c.cond;
+    EXPECT_EQ(StaticTripCount(*m->entry()->root()), c.trips) << c.init << " " << c.step << " "
+                                                             << c.cond;
+  }
 }
 
 TEST(WhileStateTest, WhatTheComputationsDoNotShowIsCopied) {
