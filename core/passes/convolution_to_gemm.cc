@@ -30,10 +30,7 @@ ConvGeometry Geometry(const Instruction& conv, std::string& why) {
     why = "not a convolution of two arrays";
     return g;
   }
-  if (conv.parent() != nullptr && conv.parent()->IsFusionComputation()) {
-    why = "inside a fused computation";
-    return g;
-  }
+  if (why = CommonLoweringRefusal(conv); !why.empty()) return g;
   const auto& attrs = conv.attrs<ConvolutionAttrs>();
   const ConvolutionDimensions& d = attrs.dims;
   const Shape& in = conv.operand(0)->shape();

@@ -12,9 +12,10 @@
 // per window position, or, when the output has fewer positions than the
 // window (a backward-filter convolution: the window is the whole image),
 // one per output position. Convolutions needing more than kMaxSlices such
-// slices, with batch_group_count > 1, or inside fused computations are
-// left as they are (ConvolutionToGemmRefusal says why). Apply mode only: a
-// lowering, not a choice for an agent.
+// slices or with batch_group_count > 1 are left as they are, as are those
+// CommonLoweringRefusal names (core/passes/lowering_walk.h);
+// ConvolutionToGemmRefusal says why. Apply mode only: a lowering, not a
+// choice for an agent.
 #pragma once
 
 #include <cstdint>

@@ -200,9 +200,7 @@ std::string ScanBlockingRefusal(const Instruction& scan) {
       scan.to_apply() == nullptr || scan.dimensions().size() != 1 || !scan.shape().IsTuple()) {
     return "not a scan";
   }
-  if (scan.parent() != nullptr && scan.parent()->IsFusionComputation()) {
-    return "inside a fused computation";
-  }
+  if (std::string why = CommonLoweringRefusal(scan); !why.empty()) return why;
   const ScanAttrs& attrs = scan.attrs<ScanAttrs>();
   if (scan.operand_count() != 2 || attrs.num_carries != 1 || scan.shape().tuple_size() != 2) {
     return "not one input and one carry";

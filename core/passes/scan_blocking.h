@@ -14,8 +14,9 @@
 // Sums are then grouped by block, so floating-point results differ from the
 // sequential order by rounding (which is_associative allows). Rows shorter
 // than kMinLength, scans with many rows already (kMaxRows) and lengths
-// without a divisor in [kMinBlock, kMaxBlock] are left (ScanBlockingRefusal
-// says why). Apply mode only.
+// without a divisor in [kMinBlock, kMaxBlock] are left, as are the scans
+// CommonLoweringRefusal names (core/passes/lowering_walk.h);
+// ScanBlockingRefusal says why. Apply mode only.
 #pragma once
 
 #include <cstdint>

@@ -136,9 +136,7 @@ std::string SelectAndScatterRefusal(const Instruction& sas) {
       !sas.shape().IsArray()) {
     return "not a select-and-scatter of arrays";
   }
-  if (sas.parent() != nullptr && sas.parent()->IsFusionComputation()) {
-    return "inside a fused computation";
-  }
+  if (std::string why = CommonLoweringRefusal(sas); !why.empty()) return why;
   const Shape& operand = sas.operand(0)->shape();
   const Shape& source = sas.operand(1)->shape();
   if (!operand.IsArray() || !source.IsArray() || operand.rank() == 0 ||

@@ -8,8 +8,9 @@
 // combines each source element into a broadcast of the init value at that
 // position with the scatter computation. Windows with no valid element get
 // position -1, which the scatter skips, as select-and-scatter drops their
-// source. Apply mode only; windows with dilations and instructions inside
-// fused computations are left (SelectAndScatterRefusal says why).
+// source. Apply mode only; windows with dilations are left, as are the
+// instructions CommonLoweringRefusal names (core/passes/lowering_walk.h);
+// SelectAndScatterRefusal says why.
 #pragma once
 
 #include <functional>

@@ -150,9 +150,7 @@ std::string TopKRefusal(const Instruction& topk) {
       !topk.has_attrs<TopKAttrs>() || !topk.shape().IsTuple() || topk.shape().tuple_size() != 2) {
     return "not a topk of one operand";
   }
-  if (topk.parent() != nullptr && topk.parent()->IsFusionComputation()) {
-    return "inside a fused computation";
-  }
+  if (std::string why = CommonLoweringRefusal(topk); !why.empty()) return why;
   const Shape& x = topk.operand(0)->shape();
   if (!x.IsArray() || x.rank() == 0) return "a scalar or non-array operand";
   const PrimitiveType type = x.element_type();

@@ -8,9 +8,9 @@
 // times and nothing else is written. On a GPU that is k row-reduction
 // kernels where topk ran on the host.
 //
-// TopKs with k above kMaxK (or above the row length), inside fused
-// computations, or of types other than integers and floats are left
-// (TopKRefusal says why). Apply mode only.
+// TopKs with k above kMaxK (or above the row length) or of types other than
+// integers and floats are left, as are those CommonLoweringRefusal names
+// (core/passes/lowering_walk.h); TopKRefusal says why. Apply mode only.
 #pragma once
 
 #include <cstdint>

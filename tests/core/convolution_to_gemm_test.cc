@@ -241,6 +241,18 @@ TEST(ConvolutionToGemmTest, LeavesWhatItCannotLowerAndSaysWhy) {
 
 }
 
+TEST(ConvolutionToGemmTest, ALayoutOtherThanRowMajorIsLeft) {
+  std::unique_ptr<Module> module = Parse(EntryModule(
+      "  x = f32[1,4,4,1]{0,1,2,3} parameter(0)\n  k = f32[3,3,1,1] parameter(1)\n"
+      "  ROOT c = f32[1,2,2,1] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f"));
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(ConvolutionToGemmRefusal(*module->entry()->root()), "a layout other than row-major");
+  ConvolutionToGemmPass pass;
+  absl::StatusOr<bool> changed = RunPass(pass, *module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed);
+}
+
 TEST(ConvolutionToGemmTest, ManyWindowAndOutputPositionsAreLeft) {
   std::unique_ptr<Module> module = Parse(EntryModule(
       "  x = f32[1,200,1] parameter(0)\n  k = f32[100,1,1] parameter(1)\n"
