@@ -90,7 +90,7 @@ class GpuExecutable {
 
   const GpuContext& gpu_;
   // The lowered copy the steps point into (LowerForGpu), when Compile made
-  // one; declared first so that it outlives them.
+  // one; declared before the steps so that it outlives them.
   std::unique_ptr<Module> lowered_;
   BufferAssignment assignment_;
   std::vector<CUdeviceptr> slots_;  // buffer id -> device address

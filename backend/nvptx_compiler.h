@@ -26,8 +26,9 @@ absl::StatusOr<std::string> CompileToPtx(llvm::Module& module);
 absl::StatusOr<std::string> CompileToPtx(GpuKernelIr kernel);
 
 // One PTX module with a kernel per kernel-forming instruction of the
-// computations the module runs (entry, loop bodies, branches), each named
-// after its instruction in a comment: what hlogym.emit_ptx returns. Dots,
+// computations the module runs (entry, loop bodies, branches) once
+// LowerForGpu has lowered it, each named after its instruction in a
+// comment: what hlogym.emit_ptx returns. Dots,
 // control flow and other host-run instructions have none.
 absl::StatusOr<std::string> EmitModulePtx(const Module& module);
 

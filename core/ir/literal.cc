@@ -125,6 +125,12 @@ Literal Literal::Elided(const Shape& shape) {
   return literal;
 }
 
+Literal Literal::ScalarFromInt64(PrimitiveType type, int64_t value) {
+  Literal scalar(Shape::Scalar(type));
+  scalar.SetFromInt64(0, value);
+  return scalar;
+}
+
 Literal Literal::Tuple(std::vector<Literal> elements) {
   std::vector<Shape> shapes;
   shapes.reserve(elements.size());

@@ -26,6 +26,8 @@ class Literal {
   // wrote the text. It has a shape but no data; evaluating it is an error.
   static Literal Elided(const Shape& shape);
   static Literal Tuple(std::vector<Literal> elements);
+  // A scalar of `type` holding `value` (as SetFromInt64 stores it).
+  static Literal ScalarFromInt64(PrimitiveType type, int64_t value);
 
   const Shape& shape() const { return shape_; }
   bool is_elided() const { return elided_; }

@@ -40,8 +40,7 @@ Literal Identity(Opcode op, PrimitiveType type) {
   const bool is_signed = IsSignedInteger(type);
   switch (op) {
     case Opcode::kMultiply:
-      value.SetFromInt64(0, 1);
-      break;
+      return Literal::ScalarFromInt64(type, 1);
     case Opcode::kMaximum:
       if (floats) {
         value.SetFromDouble(0, -std::numeric_limits<double>::infinity());

@@ -55,11 +55,8 @@ std::unique_ptr<Computation> SelectionReducer(Module& module, const Computation&
     copies[inst] = reducer->AddInstruction(std::move(copy));
   }
   Instruction* keeps = copies.at(select.root());
-  Instruction* none = reducer->AddInstruction(Instruction::CreateConstant([&] {
-    Literal minus_one(position);
-    minus_one.SetFromInt64(0, -1);
-    return minus_one;
-  }()));
+  Instruction* none =
+      reducer->AddInstruction(Instruction::CreateConstant(Literal::ScalarFromInt64(index, -1)));
   Instruction* empty = AddTo(*reducer, Opcode::kCompare, pred, {pa, none});
   empty->mutable_attrs<CompareAttrs>().direction = ComparisonDirection::kEq;
   Instruction* replaced = AddTo(*reducer, Opcode::kNot, pred, {keeps});
@@ -89,9 +86,7 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* sas) {
   Instruction* positions =
       chain.Reshape(chain.Add(Opcode::kIota, Shape::Array(index, {n}), {}),
                     std::vector<int64_t>(shape.dims().begin(), shape.dims().end()));
-  Literal minus_one(Shape::Scalar(index));
-  minus_one.SetFromInt64(0, -1);
-  Instruction* nothing = chain.Constant(std::move(minus_one));
+  Instruction* nothing = chain.Constant(Literal::ScalarFromInt64(index, -1));
   Computation* reducer = rewriter.AddComputation(
       SelectionReducer(module, *sas->called_computations()[0], type, index), computation);
   Instruction* window = chain.Add(

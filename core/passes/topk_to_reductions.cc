@@ -11,12 +11,6 @@
 namespace hlogym {
 namespace {
 
-Literal ScalarOf(PrimitiveType type, int64_t value) {
-  Literal literal(Shape::Scalar(type));
-  literal.SetFromInt64(0, value);
-  return literal;
-}
-
 Instruction* Compare(Computation& c, Instruction* x, Instruction* y, ComparisonDirection direction,
                      bool total_order) {
   Instruction* cmp = c.AddInstruction(
@@ -45,7 +39,7 @@ std::unique_ptr<Computation> PickReducer(Module& module, PrimitiveType type, Pri
   Instruction* ib =
       reducer->AddInstruction(Instruction::CreateParameter(3, position, "other_index"));
   const bool floats = IsFloat(type);
-  Instruction* zero = reducer->AddInstruction(Instruction::CreateConstant(ScalarOf(index, 0)));
+  Instruction* zero = reducer->AddInstruction(Instruction::CreateConstant(Literal::ScalarFromInt64(index, 0)));
   Instruction* a_open = Compare(*reducer, ia, zero, ComparisonDirection::kGe, false);
   Instruction* b_open = Compare(*reducer, ib, zero, ComparisonDirection::kGe, false);
   Instruction* b_beyond = Compare(*reducer, vb, va,
@@ -103,13 +97,13 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* topk) {
     }
     Instruction* candidates = iota;
     if (open != nullptr) {
-      Instruction* none = chain.Broadcast(chain.Constant(ScalarOf(index, -1)), dims, {});
+      Instruction* none = chain.Broadcast(chain.Constant(Literal::ScalarFromInt64(index, -1)), dims, {});
       candidates = chain.Add(Opcode::kSelect, Shape::Array(index, dims), {open, iota, none});
     }
     Instruction* reduce = chain.Add(
         Opcode::kReduce, Shape::Tuple({Shape::Array(type, rows), Shape::Array(index, rows)}),
         {x, candidates, chain.Constant(Literal(Shape::Scalar(type))),
-         chain.Constant(ScalarOf(index, -1))});
+         chain.Constant(Literal::ScalarFromInt64(index, -1))});
     reduce->mutable_dimensions().assign({rank - 1});
     reduce->set_called_computations({reducer});
     ASSIGN_OR_RETURN(Instruction * pick, chain.Fuse(reduce));
