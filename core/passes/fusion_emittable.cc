@@ -76,7 +76,9 @@ bool IsElementalOp(const Instruction& inst) {
                BitWidth(inst.shape().element_type());
   }
   if (op == Opcode::kReduceWindow) {
-    return inst.shape().IsArray();  // variadic reduce-windows are not emitted
+    // A variadic one is not an op the fusion passes take: CheckEmittableFusion
+    // accepts it read by element, as a lowering builds it.
+    return inst.shape().IsArray();
   }
   // IsElementalOpcode as a table, made once (read-only after): the
   // emittability check asks about each op of every dry-pass candidate, and
@@ -155,9 +157,28 @@ absl::StatusOr<FusionKind> CheckEmittableFusion(const Computation& fused,
       heroes.push_back(inst);
       continue;
     }
+    if (op == Opcode::kReduceWindow && inst->shape().IsTuple()) {
+      // A variadic reduce-window (select-and-scatter's lowering picks a
+      // value and its position) computes its elements together; users read
+      // them through get-tuple-element. Not a hero: each output element
+      // folds its own window, as a loop kernel does.
+      const int64_t n = inst->operand_count() / 2;
+      bool ok = n > 0 && inst->operand_count() == 2 * n && !inst->called_computations().empty() &&
+                inst->shape().tuple_size() == n;
+      for (const Instruction* operand : inst->operands()) ok &= IsEmittableArray(operand->shape());
+      for (const Shape& s : inst->shape().tuple_shapes()) ok &= IsEmittableArray(s);
+      for (const Instruction* user : inst->users()) {
+        ok &= user->opcode() == Opcode::kGetTupleElement;
+      }
+      if (!ok) return NotEmittable(fused, inst, "a variadic reduce-window not read by element");
+      continue;
+    }
     if (op == Opcode::kGetTupleElement) {
-      if (inst->operand(0)->opcode() != Opcode::kReduce || !IsEmittableArray(inst->shape())) {
-        return NotEmittable(fused, inst, "a get-tuple-element not of a variadic reduce");
+      const Opcode of = inst->operand(0)->opcode();
+      if ((of != Opcode::kReduce && of != Opcode::kReduceWindow) ||
+          !IsEmittableArray(inst->shape())) {
+        return NotEmittable(fused, inst,
+                            "a get-tuple-element not of a variadic reduce or reduce-window");
       }
       continue;
     }

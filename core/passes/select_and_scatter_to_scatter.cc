@@ -79,9 +79,8 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* sas) {
       n <= std::numeric_limits<int32_t>::max() ? PrimitiveType::kS32 : PrimitiveType::kS64;
   const Shape windows = Shape::Array(index, source->shape().dims());
 
-  // Each window's selected position, as one fusion where the emitter takes
-  // it. (Today it does not fuse variadic reduce-windows, so the iota and
-  // the reduce-window stay kernels of their own.)
+  // Each window's selected position (and value), as one fusion: the
+  // positions are computed where the window reads them.
   FusionChain chain(rewriter, computation);
   Instruction* positions =
       chain.Reshape(chain.Add(Opcode::kIota, Shape::Array(index, {n}), {}),

@@ -104,6 +104,36 @@ fc {
   EXPECT_EQ(*kind, FusionKind::kInput);
 }
 
+TEST(FusionEmittableTest, VariadicReduceWindowReadByElementIsALoopFusion) {
+  // As select-and-scatter-to-scatter builds it: each window's value and
+  // position, the positions an iota read where the window reads them.
+  auto kind = Emittable(R"(
+pick {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  keep = pred[] compare(v0, v1), direction=GE
+  v = f32[] select(keep, v0, v1)
+  i = s32[] select(keep, i0, i1)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+fc {
+  a = f32[8,4] parameter(0)
+  iota = s32[32] iota(), iota_dimension=0
+  at = s32[8,4] reshape(iota)
+  z = f32[] constant(0)
+  none = s32[] constant(-1)
+  w = (f32[4,2], s32[4,2]) reduce-window(a, at, z, none), window={size=2x2 stride=2x2}, to_apply=pick
+  w0 = f32[4,2] get-tuple-element(w), index=0
+  w1 = s32[4,2] get-tuple-element(w), index=1
+  ROOT t = (f32[4,2], s32[4,2]) tuple(w0, w1)
+}
+)", {"f32[8,4]"}, "(f32[4,2], s32[4,2])");
+  ASSERT_TRUE(kind.ok()) << kind.status();
+  EXPECT_EQ(*kind, FusionKind::kLoop);
+}
+
 TEST(FusionEmittableTest, VariadicReduceRoot) {
   auto kind = Emittable(R"(
 argmax {
