@@ -56,7 +56,8 @@ bool IsCounter(const Instruction* inst, const Instruction* state, int64_t k) {
 // counter + c, c + counter or counter - c.
 std::optional<int64_t> Step(const Instruction* next, const Instruction* state, int64_t k) {
   const Instruction* e = Expression(next);
-  if ((e->opcode() != Opcode::kAdd && e->opcode() != Opcode::kSubtract) || e->operand_count() != 2) {
+  if ((e->opcode() != Opcode::kAdd && e->opcode() != Opcode::kSubtract) ||
+      e->operand_count() != 2) {
     return std::nullopt;
   }
   const Instruction* a = Outer(e->operand(0), next);
@@ -122,8 +123,7 @@ std::optional<int64_t> StaticTripCount(const Instruction& w, int64_t limit) {
   if (a->opcode() != Opcode::kGetTupleElement || a->operand(0) != cp) return std::nullopt;
   const int64_t k = a->tuple_index();
   const std::optional<int64_t> bound = IntegerConstant(b);
-  if (!bound || k < 0 || k >= body.root()->operand_count() ||
-      k >= w.operand(0)->operand_count()) {
+  if (!bound || k < 0 || k >= body.root()->operand_count() || k >= w.operand(0)->operand_count()) {
     return std::nullopt;
   }
   const std::optional<int64_t> step = Step(body.root()->operand(k), bp, k);
@@ -135,8 +135,9 @@ std::optional<int64_t> StaticTripCount(const Instruction& w, int64_t limit) {
   const int bits = 8 * ByteWidth(type);
   const bool is_signed = IsSignedInteger(type);
   const int64_t low = is_signed ? (bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1))) : 0;
-  const int64_t high = bits == 64 ? INT64_MAX : (is_signed ? (int64_t{1} << (bits - 1)) - 1
-                                                           : (int64_t{1} << bits) - 1);
+  const int64_t high =
+      bits == 64 ? INT64_MAX
+                 : (is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1);
   int64_t counter = *start;
   for (int64_t trips = 0; trips <= limit; ++trips) {
     if (!Holds(direction, counter, *bound)) return trips;

@@ -93,8 +93,7 @@ ConvGeometry Geometry(const Instruction& conv, std::string& why) {
 
 // The im2col matrix of `conv`'s input: [groups,] (batch, output position) x
 // (window position, input feature of the group), as one fusion.
-absl::StatusOr<Instruction*> Im2col(Rewriter& rewriter, Instruction* conv,
-                                    const ConvGeometry& g) {
+absl::StatusOr<Instruction*> Im2col(Rewriter& rewriter, Instruction* conv, const ConvGeometry& g) {
   const auto& attrs = conv->attrs<ConvolutionAttrs>();
   const ConvolutionDimensions& d = attrs.dims;
   const int64_t spatial = static_cast<int64_t>(g.window.size());
@@ -263,10 +262,10 @@ absl::Status Lower(Rewriter& rewriter, Instruction* conv, const ConvGeometry& g)
     dot_attrs.dims = {{0}, {2}, {0}, {1}};
     dims = {g.groups, g.batch * g.out_positions, g.out_features / g.groups};
   }
-  Instruction* product = rewriter.Add(
-      conv->parent(),
-      Instruction::Create(Opcode::kDot, Shape::Array(conv->shape().element_type(), dims),
-                          {lhs, rhs}));
+  Instruction* product =
+      rewriter.Add(conv->parent(),
+                   Instruction::Create(
+                       Opcode::kDot, Shape::Array(conv->shape().element_type(), dims), {lhs, rhs}));
   product->mutable_attrs<DotAttrs>() = std::move(dot_attrs);
   ASSIGN_OR_RETURN(Instruction * result, OutputOfProduct(rewriter, conv, product, g));
   return rewriter.Replace(conv, result);

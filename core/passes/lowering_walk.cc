@@ -38,12 +38,12 @@ std::string CommonLoweringRefusal(const Instruction& inst) {
 }
 
 absl::StatusOr<bool> LowerEach(Module& module, Rewriter& rewriter, std::string_view pass,
-                               Opcode opcode,
-                               const std::function<bool(const Instruction&)>& lowers,
+                               Opcode opcode, const std::function<bool(const Instruction&)>& lowers,
                                const std::function<absl::Status(Instruction*)>& lower) {
   if (rewriter.dry()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "not supported: ", std::string(pass), " in dry mode (it is a backend's lowering, not a choice)"));
+    return absl::UnimplementedError(
+        absl::StrCat("not supported: ", std::string(pass),
+                     " in dry mode (it is a backend's lowering, not a choice)"));
   }
   std::vector<Instruction*> found;
   for (const auto& computation : module.computations()) {

@@ -24,8 +24,7 @@ std::string CommonLoweringRefusal(const Instruction& inst);
 // `lowers` accepts (in a snapshot taken first); whether any was lowered. In
 // dry mode, an error naming `pass`.
 absl::StatusOr<bool> LowerEach(Module& module, Rewriter& rewriter, std::string_view pass,
-                               Opcode opcode,
-                               const std::function<bool(const Instruction&)>& lowers,
+                               Opcode opcode, const std::function<bool(const Instruction&)>& lowers,
                                const std::function<absl::Status(Instruction*)>& lower);
 
 }  // namespace hlogym

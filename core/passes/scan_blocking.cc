@@ -39,22 +39,21 @@ Literal Identity(Opcode op, PrimitiveType type) {
   const int bits = 8 * ByteWidth(type);
   const bool is_signed = IsSignedInteger(type);
   switch (op) {
-    case Opcode::kMultiply:
-      return Literal::ScalarFromInt64(type, 1);
+    case Opcode::kMultiply: return Literal::ScalarFromInt64(type, 1);
     case Opcode::kMaximum:
       if (floats) {
         value.SetFromDouble(0, -std::numeric_limits<double>::infinity());
       } else if (is_signed) {
-        value.SetFromInt64(0, bits == 64 ? std::numeric_limits<int64_t>::min()
-                                         : -(int64_t{1} << (bits - 1)));
+        value.SetFromInt64(
+            0, bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1)));
       }  // unsigned: 0, as made
       break;
     case Opcode::kMinimum:
       if (floats) {
         value.SetFromDouble(0, std::numeric_limits<double>::infinity());
       } else if (is_signed) {
-        value.SetFromInt64(0, bits == 64 ? std::numeric_limits<int64_t>::max()
-                                         : (int64_t{1} << (bits - 1)) - 1);
+        value.SetFromInt64(
+            0, bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1);
       } else {
         value.SetFromInt64(0, bits == 64 ? -1 : (int64_t{1} << bits) - 1);
       }
@@ -73,8 +72,8 @@ int64_t BlockLength(int64_t length) {
   int64_t best = 0;
   for (int64_t t = ScanBlockingPass::kMinBlock; t <= ScanBlockingPass::kMaxBlock; ++t) {
     if (length % t != 0) continue;
-    if (best == 0 || std::abs(static_cast<double>(t) - root) <=
-                         std::abs(static_cast<double>(best) - root)) {
+    if (best == 0 ||
+        std::abs(static_cast<double>(t) - root) <= std::abs(static_cast<double>(best) - root)) {
       best = t;
     }
   }
@@ -95,16 +94,16 @@ std::unique_ptr<Computation> Body(Module& module, Opcode op, PrimitiveType type,
   Instruction* x = body->AddInstruction(Instruction::CreateParameter(0, shape, "x"));
   Instruction* c = body->AddInstruction(Instruction::CreateParameter(1, shape, "carry"));
   Instruction* y = body->AddInstruction(Instruction::Create(op, shape, {x, c}));
-  body->set_root(
-      body->AddInstruction(Instruction::Create(Opcode::kTuple, Shape::Tuple({shape, shape}), {y, y})));
+  body->set_root(body->AddInstruction(
+      Instruction::Create(Opcode::kTuple, Shape::Tuple({shape, shape}), {y, y})));
   return body;
 }
 
 Instruction* Scan(Rewriter& rewriter, Computation* computation, Instruction* input,
                   Instruction* init, int64_t dim, bool reverse, Computation* body) {
   const PrimitiveType type = input->shape().element_type();
-  const Shape shape = Shape::Tuple(
-      {input->shape(), Shape::Array(type, Without(input->shape().dims(), dim))});
+  const Shape shape =
+      Shape::Tuple({input->shape(), Shape::Array(type, Without(input->shape().dims(), dim))});
   Instruction* scan =
       rewriter.Add(computation, Instruction::Create(Opcode::kScan, shape, {input, init}));
   scan->mutable_dimensions().assign({dim});
@@ -118,8 +117,8 @@ Instruction* Scan(Rewriter& rewriter, Computation* computation, Instruction* inp
 
 Instruction* Element(Rewriter& rewriter, Computation* computation, Instruction* tuple,
                      int64_t index) {
-  auto gte = Instruction::Create(Opcode::kGetTupleElement, tuple->shape().tuple_shape(index),
-                                 {tuple});
+  auto gte =
+      Instruction::Create(Opcode::kGetTupleElement, tuple->shape().tuple_shape(index), {tuple});
   gte->set_index(index);
   return rewriter.Add(computation, std::move(gte));
 }
@@ -142,8 +141,8 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* scan) {
   // 1. Within blocks, from the identity.
   Instruction* rows = rewriter.Add(
       computation, Instruction::Create(Opcode::kReshape, Shape::Array(type, split), {x}));
-  Instruction* identity = rewriter.Add(
-      computation, Instruction::CreateConstant(Identity(op, type)));
+  Instruction* identity =
+      rewriter.Add(computation, Instruction::CreateConstant(Identity(op, type)));
   Instruction* from_identity = rewriter.Add(
       computation, Instruction::Create(Opcode::kBroadcast, Shape::Array(type, totals), {identity}));
   Computation* in_block = rewriter.AddComputation(Body(module, op, type, totals), computation);
@@ -151,10 +150,10 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* scan) {
 
   // 2. The blocks' totals scanned from the original carry: through each
   // block, and the final carry.
-  Computation* across = rewriter.AddComputation(
-      Body(module, op, type, Without(totals, d)), computation);
-  Instruction* second = Scan(rewriter, computation, Element(rewriter, computation, first, 1),
-                             carry, d, reverse, across);
+  Computation* across =
+      rewriter.AddComputation(Body(module, op, type, Without(totals, d)), computation);
+  Instruction* second = Scan(rewriter, computation, Element(rewriter, computation, first, 1), carry,
+                             d, reverse, across);
 
   // 3. Each element combined with what comes before its block: the carry
   // for the first block (the last when reversed), else the scan through
@@ -210,8 +209,8 @@ std::string ScanBlockingRefusal(const Instruction& scan) {
   }
   const Shape& x = scan.operand(0)->shape();
   const PrimitiveType type = x.element_type();
-  if (!x.IsArray() || (!IsFloat(type) && !IsInteger(type)) ||
-      !scan.operand(1)->shape().IsArray() || scan.operand(1)->shape().element_type() != type) {
+  if (!x.IsArray() || (!IsFloat(type) && !IsInteger(type)) || !scan.operand(1)->shape().IsArray() ||
+      scan.operand(1)->shape().element_type() != type) {
     return "operands that are not float or integer arrays of one type";
   }
   const int64_t d = scan.dimension(0);

@@ -33,8 +33,8 @@ Instruction* AddTo(Computation& computation, Opcode opcode, const Shape& shape,
 // `select`(selection, element) keeps it. `select` is inlined.
 std::unique_ptr<Computation> SelectionReducer(Module& module, const Computation& select,
                                               PrimitiveType type, PrimitiveType index) {
-  auto reducer = std::make_unique<Computation>(
-      module.UniqueComputationName("select_and_scatter_selection"));
+  auto reducer =
+      std::make_unique<Computation>(module.UniqueComputationName("select_and_scatter_selection"));
   const Shape value = Shape::Scalar(type);
   const Shape position = Shape::Scalar(index);
   const Shape pred = Shape::Scalar(PrimitiveType::kPred);
@@ -43,8 +43,8 @@ std::unique_ptr<Computation> SelectionReducer(Module& module, const Computation&
   Instruction* vb = reducer->AddInstruction(Instruction::CreateParameter(2, value, "next_value"));
   Instruction* pb =
       reducer->AddInstruction(Instruction::CreateParameter(3, position, "next_position"));
-  absl::flat_hash_map<const Instruction*, Instruction*> copies = {
-      {select.parameter(0), va}, {select.parameter(1), vb}};
+  absl::flat_hash_map<const Instruction*, Instruction*> copies = {{select.parameter(0), va},
+                                                                  {select.parameter(1), vb}};
   for (Instruction* inst : select.MakePostOrder()) {
     if (inst->opcode() == Opcode::kParameter) continue;
     std::vector<Instruction*> operands;
@@ -101,15 +101,15 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* sas) {
   // The source scattered onto the init value at the selected positions.
   const int64_t count = source->shape().element_count();
   Instruction* indices = rewriter.Add(
-      computation, Instruction::Create(Opcode::kReshape, Shape::Array(index, {count, 1}),
-                                       {selected}));
+      computation,
+      Instruction::Create(Opcode::kReshape, Shape::Array(index, {count, 1}), {selected}));
   Instruction* updates = rewriter.Add(
       computation, Instruction::Create(Opcode::kReshape, Shape::Array(type, {count}), {source}));
   Instruction* base = rewriter.Add(
       computation, Instruction::Create(Opcode::kBroadcast, Shape::Array(type, {n}), {init}));
-  Instruction* scatter =
-      rewriter.Add(computation, Instruction::Create(Opcode::kScatter, Shape::Array(type, {n}),
-                                                    {base, indices, updates}));
+  Instruction* scatter = rewriter.Add(
+      computation,
+      Instruction::Create(Opcode::kScatter, Shape::Array(type, {n}), {base, indices, updates}));
   ScatterDimensions& dims = scatter->mutable_attrs<ScatterAttrs>().dims;
   dims.inserted_window_dims = {0};
   dims.scatter_dims_to_operand_dims = {0};
@@ -117,7 +117,8 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* sas) {
   scatter->set_called_computations({sas->called_computations()[1]});
   Instruction* result = scatter;
   if (shape.rank() != 1) {
-    result = rewriter.Add(computation, Instruction::Create(Opcode::kReshape, sas->shape(), {scatter}));
+    result =
+        rewriter.Add(computation, Instruction::Create(Opcode::kReshape, sas->shape(), {scatter}));
   }
   return rewriter.Replace(sas, result);
 }

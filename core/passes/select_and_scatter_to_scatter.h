@@ -25,8 +25,7 @@ class SelectAndScatterToScatterPass : public Pass {
  public:
   // `wanted`: which of the select-and-scatters it could lower it lowers (a
   // backend's choice, e.g. by element type); all when empty.
-  explicit SelectAndScatterToScatterPass(
-      std::function<bool(const Instruction&)> wanted = nullptr)
+  explicit SelectAndScatterToScatterPass(std::function<bool(const Instruction&)> wanted = nullptr)
       : wanted_(std::move(wanted)) {}
   std::string_view name() const override { return "select-and-scatter-to-scatter"; }
   absl::StatusOr<bool> Run(Module& module, Rewriter& rewriter) override;

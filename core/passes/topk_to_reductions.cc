@@ -39,12 +39,12 @@ std::unique_ptr<Computation> PickReducer(Module& module, PrimitiveType type, Pri
   Instruction* ib =
       reducer->AddInstruction(Instruction::CreateParameter(3, position, "other_index"));
   const bool floats = IsFloat(type);
-  Instruction* zero = reducer->AddInstruction(Instruction::CreateConstant(Literal::ScalarFromInt64(index, 0)));
+  Instruction* zero =
+      reducer->AddInstruction(Instruction::CreateConstant(Literal::ScalarFromInt64(index, 0)));
   Instruction* a_open = Compare(*reducer, ia, zero, ComparisonDirection::kGe, false);
   Instruction* b_open = Compare(*reducer, ib, zero, ComparisonDirection::kGe, false);
-  Instruction* b_beyond = Compare(*reducer, vb, va,
-                                  largest ? ComparisonDirection::kGt : ComparisonDirection::kLt,
-                                  floats);
+  Instruction* b_beyond = Compare(
+      *reducer, vb, va, largest ? ComparisonDirection::kGt : ComparisonDirection::kLt, floats);
   Instruction* same = Compare(*reducer, vb, va, ComparisonDirection::kEq, floats);
   Instruction* b_earlier = Compare(*reducer, ib, ia, ComparisonDirection::kLt, false);
   Instruction* b_first =
@@ -91,13 +91,14 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* topk) {
       Instruction* other = chain.Add(Opcode::kCompare, Shape::Array(PrimitiveType::kPred, dims),
                                      {iota, chain.Broadcast(taken, dims, row_dims)});
       other->mutable_attrs<CompareAttrs>().direction = ComparisonDirection::kNe;
-      open = open == nullptr ? other
-                             : chain.Add(Opcode::kAnd, Shape::Array(PrimitiveType::kPred, dims),
-                                         {open, other});
+      open = open == nullptr
+                 ? other
+                 : chain.Add(Opcode::kAnd, Shape::Array(PrimitiveType::kPred, dims), {open, other});
     }
     Instruction* candidates = iota;
     if (open != nullptr) {
-      Instruction* none = chain.Broadcast(chain.Constant(Literal::ScalarFromInt64(index, -1)), dims, {});
+      Instruction* none =
+          chain.Broadcast(chain.Constant(Literal::ScalarFromInt64(index, -1)), dims, {});
       candidates = chain.Add(Opcode::kSelect, Shape::Array(index, dims), {open, iota, none});
     }
     Instruction* reduce = chain.Add(
@@ -108,10 +109,11 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* topk) {
     reduce->set_called_computations({reducer});
     ASSIGN_OR_RETURN(Instruction * pick, chain.Fuse(reduce));
     for (int64_t leaf = 0; leaf < 2; ++leaf) {
-      auto gte = Instruction::Create(Opcode::kGetTupleElement, pick->shape().tuple_shape(leaf),
-                                     {pick});
+      auto gte =
+          Instruction::Create(Opcode::kGetTupleElement, pick->shape().tuple_shape(leaf), {pick});
       gte->set_index(leaf);
-      (leaf == 0 ? picked_values : picked_indices).push_back(rewriter.Add(computation, std::move(gte)));
+      (leaf == 0 ? picked_values : picked_indices)
+          .push_back(rewriter.Add(computation, std::move(gte)));
     }
   }
 
@@ -125,23 +127,24 @@ absl::Status Lower(Module& module, Rewriter& rewriter, Instruction* topk) {
     if (columns.size() > 1) {
       std::vector<int64_t> joined_dims = rows;
       joined_dims.push_back(attrs.k);
-      joined = chain.Add(Opcode::kConcatenate,
-                         Shape::Array(picks->front()->shape().element_type(), joined_dims), columns);
+      joined =
+          chain.Add(Opcode::kConcatenate,
+                    Shape::Array(picks->front()->shape().element_type(), joined_dims), columns);
       joined->mutable_dimensions().assign({rank - 1});
     }
     ASSIGN_OR_RETURN(Instruction * fused, chain.Fuse(joined));
     outputs.push_back(fused);
   }
-  Instruction* result = rewriter.Add(
-      computation, Instruction::Create(Opcode::kTuple, topk->shape(), outputs));
+  Instruction* result =
+      rewriter.Add(computation, Instruction::Create(Opcode::kTuple, topk->shape(), outputs));
   return rewriter.Replace(topk, result);
 }
 
 }  // namespace
 
 std::string TopKRefusal(const Instruction& topk) {
-  if (topk.opcode() != Opcode::kTopK || topk.operand_count() != 1 ||
-      !topk.has_attrs<TopKAttrs>() || !topk.shape().IsTuple() || topk.shape().tuple_size() != 2) {
+  if (topk.opcode() != Opcode::kTopK || topk.operand_count() != 1 || !topk.has_attrs<TopKAttrs>() ||
+      !topk.shape().IsTuple() || topk.shape().tuple_size() != 2) {
     return "not a topk of one operand";
   }
   if (std::string why = CommonLoweringRefusal(topk); !why.empty()) return why;

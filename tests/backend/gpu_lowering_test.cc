@@ -1,9 +1,10 @@
 // LowerForGpu: which lowerings run, and HLOGYM_GPU_LOWERINGS picking them.
 // (That lowered modules compute what they did is checked on the CPU target's
 // kernels in cpu_executable_corpus_test.cc, and per pass in tests/core.)
+#include "backend/gpu_lowering.h"
+
 #include <cstdlib>
 
-#include "backend/gpu_lowering.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
 

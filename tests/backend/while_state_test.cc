@@ -1,12 +1,13 @@
 // PlanWhileStateCopies: which state leaves a GPU while copies each trip. The
 // plan decides what the GPU skips without a GPU to check it, so its answers
 // for the corpus's loops and the conservative cases are pinned here.
+#include "backend/while_state.h"
+
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
-#include "backend/while_state.h"
 #include "core/passes/default_pipeline.h"
 #include "core/text/parser.h"
 #include "gtest/gtest.h"
@@ -72,14 +73,18 @@ TEST(WhileStateTest, TheCorpusLoopsHaveStaticTripCountsBeforeAndAfterTheDefaultP
 
 // A counted loop: `init` the counter's start, `step` its body's new value,
 // `cond` the condition's root over counter i.
-std::string CountedLoop(const std::string& init, const std::string& step,
-                        const std::string& cond) {
-  return "HloModule m\ncond {\n  s = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(s), "
-         "index=0\n  n = s32[] constant(10)\n  ROOT c = pred[] " + cond +
+std::string CountedLoop(const std::string& init, const std::string& step, const std::string& cond) {
+  return "HloModule m\ncond {\n  s = (s32[], f32[4]) parameter(0)\n  i = s32[] "
+         "get-tuple-element(s), "
+         "index=0\n  n = s32[] constant(10)\n  ROOT c = pred[] " +
+         cond +
          "\n}\nbody {\n  s = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(s), "
-         "index=0\n  x = f32[4] get-tuple-element(s), index=1\n  two = s32[] constant(2)\n  j = s32[] " +
-         step + "\n  y = f32[4] negate(x)\n  ROOT t = (s32[], f32[4]) tuple(j, y)\n}\n"
-         "ENTRY e {\n  p = f32[4] parameter(0)\n  q = s32[] parameter(1)\n  z = s32[] " + init +
+         "index=0\n  x = f32[4] get-tuple-element(s), index=1\n  two = s32[] constant(2)\n  j = "
+         "s32[] " +
+         step +
+         "\n  y = f32[4] negate(x)\n  ROOT t = (s32[], f32[4]) tuple(j, y)\n}\n"
+         "ENTRY e {\n  p = f32[4] parameter(0)\n  q = s32[] parameter(1)\n  z = s32[] " +
+         init +
          "\n  s = (s32[], f32[4]) tuple(z, p)\n  ROOT w = (s32[], f32[4]) while(s), "
          "condition=cond, body=body\n}\n";
 }
@@ -104,8 +109,8 @@ TEST(WhileStateTest, StaticTripCountsFollowTheCounter) {
            {"constant(1)", "add(i, two)", "compare(i, n), direction=NE", std::nullopt}}) {
     std::unique_ptr<Module> m = Parse(CountedLoop(c.init, c.step, c.cond));
     ASSERT_NE(m, nullptr) << c.step << " " << c.cond;
-    EXPECT_EQ(StaticTripCount(*m->entry()->root()), c.trips) << c.init << " " << c.step << " "
-                                                             << c.cond;
+    EXPECT_EQ(StaticTripCount(*m->entry()->root()), c.trips)
+        << c.init << " " << c.step << " " << c.cond;
   }
 }
 

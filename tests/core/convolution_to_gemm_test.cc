@@ -2,6 +2,8 @@
 // (reference interpreter), for the corpus's and the dataset's convolutions
 // (forward, backward-input and backward-filter ones) and for hand-written
 // ones covering each window attribute; the ones it leaves say why.
+#include "core/passes/convolution_to_gemm.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +13,6 @@
 #include "absl/strings/str_join.h"
 #include "core/eval/equivalence.h"
 #include "core/ir/verifier.h"
-#include "core/passes/convolution_to_gemm.h"
 #include "core/rewrite/pass.h"
 #include "core/rewrite/rewriter.h"
 #include "core/text/parser.h"
@@ -23,10 +24,10 @@ namespace hlogym {
 namespace {
 
 namespace fs = std::filesystem;
+using lowering_test::LowerAndCompare;
+using simplification_test::CountOpcode;
 using simplification_test::EntryModule;
 using simplification_test::Parse;
-using simplification_test::CountOpcode;
-using lowering_test::LowerAndCompare;
 
 // Lowers every convolution of `original` it can; "" when the result verifies,
 // computes what `original` computes, and each convolution left has a reason.
@@ -36,8 +37,8 @@ std::string LowerAndCheck(const Module& original, int64_t* lowered = nullptr) {
   const std::string why = LowerAndCompare(pass, original, &module);
   if (!why.empty()) return why;
   if (lowered != nullptr) {
-    *lowered = CountOpcode(original, Opcode::kConvolution) -
-               CountOpcode(*module, Opcode::kConvolution);
+    *lowered =
+        CountOpcode(original, Opcode::kConvolution) - CountOpcode(*module, Opcode::kConvolution);
   }
   for (const auto& computation : module->computations()) {
     for (const auto& inst : computation->instructions()) {
@@ -95,8 +96,8 @@ class ConvolutionToGemmCaseTest : public ::testing::TestWithParam<ConvCase> {};
 TEST_P(ConvolutionToGemmCaseTest, ComputesWhatTheConvolutionDid) {
   const ConvCase& c = GetParam();
   std::unique_ptr<Module> module = Parse(EntryModule(
-      absl::StrCat("  x = ", c.lhs, " parameter(0)\n  k = ", c.rhs, " parameter(1)\n  ROOT c = ",
-                   c.out, " convolution(x, k), ", c.attrs)));
+      absl::StrCat("  x = ", c.lhs, " parameter(0)\n  k = ", c.rhs,
+                   " parameter(1)\n  ROOT c = ", c.out, " convolution(x, k), ", c.attrs)));
   ASSERT_NE(module, nullptr);
   const Instruction* conv = module->entry()->root();
   ASSERT_EQ(ConvolutionToGemmRefusal(*conv), "") << c.name;
@@ -127,14 +128,12 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"depthwise", "f32[1,6,6,4]", "f32[3,3,1,4]", "f32[1,4,4,4]",
                  "window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=4"},
         ConvCase{"backward_filter_window_larger_than_output", "f32[3,8,8,2]", "f32[3,8,8,4]",
-                 "f32[3,3,2,4]",
-                 "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"},
+                 "f32[3,3,2,4]", "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"},
         ConvCase{"one_dimensional", "f32[2,10,3]", "f32[5,3,4]", "f32[2,10,4]",
                  "window={size=5 pad=2_2}, dim_labels=b0f_0io->b0f"},
         ConvCase{"three_dimensional", "f32[1,4,4,4,2]", "f32[2,2,2,2,3]", "f32[1,3,3,3,3]",
                  "window={size=2x2x2}, dim_labels=b012f_012io->b012f"},
-        ConvCase{"no_spatial_dims", "f32[4,3]", "f32[3,5]", "f32[4,5]",
-                 "dim_labels=bf_io->bf"},
+        ConvCase{"no_spatial_dims", "f32[4,3]", "f32[3,5]", "f32[4,5]", "dim_labels=bf_io->bf"},
         ConvCase{"bf16_to_f32", "bf16[2,5,5,3]", "bf16[3,3,3,4]", "f32[2,5,5,4]",
                  "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
         ConvCase{"f64_output_first", "f64[2,4,4,3]", "f64[2,2,3,2]", "f64[2,3,3,2]",
@@ -188,10 +187,11 @@ std::string RandomConvolution(std::mt19937& rng) {
     }
   }
   // Each operand's dimensions in a random order of its roles.
-  auto labels = [&](char first, char second, const std::vector<int>& spatial_sizes, int a,
-                    int b, std::string& text) {
+  auto labels = [&](char first, char second, const std::vector<int>& spatial_sizes, int a, int b,
+                    std::string& text) {
     std::vector<std::pair<char, int>> roles = {{first, a}, {second, b}};
-    for (int s = 0; s < spatial; ++s) roles.push_back({static_cast<char>('0' + s), spatial_sizes[s]});
+    for (int s = 0; s < spatial; ++s)
+      roles.push_back({static_cast<char>('0' + s), spatial_sizes[s]});
     std::shuffle(roles.begin(), roles.end(), rng);
     std::vector<std::string> dims;
     for (const auto& [role, n] : roles) {
@@ -204,13 +204,14 @@ std::string RandomConvolution(std::mt19937& rng) {
   const std::string x = labels('b', 'f', in, batch, groups * group_in, in_labels);
   const std::string k = labels('i', 'o', window, group_in, groups * group_out, kernel_labels);
   const std::string y = labels('b', 'f', out, batch, groups * group_out, out_labels);
-  return absl::StrCat("HloModule m\n\nENTRY main {\n  x = ", x, " parameter(0)\n  k = ", k,
-                      " parameter(1)\n  ROOT c = ", y, " convolution(x, k), window={size=",
-                      absl::StrJoin(size, "x"), " stride=", absl::StrJoin(stride, "x"),
-                      " pad=", absl::StrJoin(pad, "x"), " lhs_dilate=", absl::StrJoin(lhs, "x"),
-                      " rhs_dilate=", absl::StrJoin(rhs, "x"), " rhs_reversal=",
-                      absl::StrJoin(reversal, "x"), "}, dim_labels=", in_labels, "_",
-                      kernel_labels, "->", out_labels, ", feature_group_count=", groups, "\n}\n");
+  return absl::StrCat(
+      "HloModule m\n\nENTRY main {\n  x = ", x, " parameter(0)\n  k = ", k,
+      " parameter(1)\n  ROOT c = ", y,
+      " convolution(x, k), window={size=", absl::StrJoin(size, "x"),
+      " stride=", absl::StrJoin(stride, "x"), " pad=", absl::StrJoin(pad, "x"),
+      " lhs_dilate=", absl::StrJoin(lhs, "x"), " rhs_dilate=", absl::StrJoin(rhs, "x"),
+      " rhs_reversal=", absl::StrJoin(reversal, "x"), "}, dim_labels=", in_labels, "_",
+      kernel_labels, "->", out_labels, ", feature_group_count=", groups, "\n}\n");
 }
 
 TEST(ConvolutionToGemmTest, RandomConvolutionsComputeWhatTheyDid) {
@@ -227,10 +228,10 @@ TEST(ConvolutionToGemmTest, RandomConvolutionsComputeWhatTheyDid) {
 }
 
 TEST(ConvolutionToGemmTest, LeavesWhatItCannotLowerAndSaysWhy) {
-  std::unique_ptr<Module> module = Parse(EntryModule(
-      "  x = f32[4,6,6,2] parameter(0)\n  k = f32[3,3,2,4] parameter(1)\n"
-      "  ROOT c = f32[2,4,4,4] convolution(x, k), window={size=3x3}, "
-      "dim_labels=b01f_01io->b01f, batch_group_count=2"));
+  std::unique_ptr<Module> module =
+      Parse(EntryModule("  x = f32[4,6,6,2] parameter(0)\n  k = f32[3,3,2,4] parameter(1)\n"
+                        "  ROOT c = f32[2,4,4,4] convolution(x, k), window={size=3x3}, "
+                        "dim_labels=b01f_01io->b01f, batch_group_count=2"));
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(ConvolutionToGemmRefusal(*module->entry()->root()), "batch_group_count > 1");
   ConvolutionToGemmPass pass;
@@ -238,7 +239,6 @@ TEST(ConvolutionToGemmTest, LeavesWhatItCannotLowerAndSaysWhy) {
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
   EXPECT_EQ(CountOpcode(*module, Opcode::kConvolution), 1);
-
 }
 
 TEST(ConvolutionToGemmTest, ALayoutOtherThanRowMajorIsLeft) {

@@ -3,9 +3,10 @@
 // cumsum, and hand-written cumulative sums, products, maxima and minima,
 // forward and reverse, over any dimension; the ones it leaves say why.
 
+#include "core/passes/scan_blocking.h"
+
 #include "absl/strings/str_cat.h"
 #include "core/eval/equivalence.h"
-#include "core/passes/scan_blocking.h"
 #include "core/rewrite/pass.h"
 #include "gtest/gtest.h"
 #include "tests/core/lowering_test_util.h"
@@ -14,12 +15,12 @@
 namespace hlogym {
 namespace {
 
-using simplification_test::Parse;
-using simplification_test::CountOpcode;
 using lowering_test::CaseName;
 using lowering_test::LoadSmallTwin;
-using lowering_test::NamedModule;
 using lowering_test::LowerAndCompare;
+using lowering_test::NamedModule;
+using simplification_test::CountOpcode;
+using simplification_test::Parse;
 
 // "" when the pass lowered every scan of `original` into two and the result
 // verifies and computes what `original` computes.
@@ -39,12 +40,11 @@ std::string ScanModule(const std::string& type, const std::string& x_shape,
                        const std::string& init, bool reverse = false, bool associative = true) {
   return absl::StrCat(
       "HloModule m\n\nbody {\n  x = ", type, slice_shape, " parameter(0)\n  c = ", type,
-      slice_shape, " parameter(1)\n  y = ", type, slice_shape, " ", op,
-      "(x, c)\n  ROOT t = (", type, slice_shape, ", ", type, slice_shape,
-      ") tuple(y, y)\n}\n\nENTRY main {\n  x = ", type, x_shape, " parameter(0)\n  z = ", type,
-      "[] constant(", init, ")\n  c = ", type, slice_shape, " broadcast(z), dimensions={}\n  ROOT s = (",
-      type, x_shape, ", ", type, slice_shape, ") scan(x, c), dimensions={", dim,
-      "}, num_carries=1", reverse ? ", is_reverse=true" : "",
+      slice_shape, " parameter(1)\n  y = ", type, slice_shape, " ", op, "(x, c)\n  ROOT t = (",
+      type, slice_shape, ", ", type, slice_shape, ") tuple(y, y)\n}\n\nENTRY main {\n  x = ", type,
+      x_shape, " parameter(0)\n  z = ", type, "[] constant(", init, ")\n  c = ", type, slice_shape,
+      " broadcast(z), dimensions={}\n  ROOT s = (", type, x_shape, ", ", type, slice_shape,
+      ") scan(x, c), dimensions={", dim, "}, num_carries=1", reverse ? ", is_reverse=true" : "",
       associative ? ", is_associative=true" : "", ", to_apply=body\n}\n");
 }
 
@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
         NamedModule{"cumprod", ScanModule("f64", "[3,300]", "[3]", 1, "multiply", "1")},
         NamedModule{"cummax", ScanModule("f32", "[5,640]", "[5]", 1, "maximum", "-1")},
         NamedModule{"reverse_cummin_integers",
-                 ScanModule("s32", "[6,400]", "[6]", 1, "minimum", "7", true)},
+                    ScanModule("s32", "[6,400]", "[6]", 1, "minimum", "7", true)},
         NamedModule{"first_dimension", ScanModule("f32", "[2048,3]", "[3]", 0, "add", "0")},
         NamedModule{"middle_dimension", ScanModule("f32", "[2,768,3]", "[2,3]", 1, "add", "0")}),
     CaseName);

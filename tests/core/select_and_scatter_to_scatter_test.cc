@@ -4,8 +4,9 @@
 // windows wholly in the padding, ties, other select and scatter
 // computations and types; the ones it leaves say why.
 
-#include "core/eval/equivalence.h"
 #include "core/passes/select_and_scatter_to_scatter.h"
+
+#include "core/eval/equivalence.h"
 #include "core/rewrite/pass.h"
 #include "gtest/gtest.h"
 #include "tests/core/lowering_test_util.h"
@@ -14,12 +15,12 @@
 namespace hlogym {
 namespace {
 
-using simplification_test::Parse;
-using simplification_test::CountOpcode;
 using lowering_test::CaseName;
 using lowering_test::LoadSmallTwin;
-using lowering_test::NamedModule;
 using lowering_test::LowerAndCompare;
+using lowering_test::NamedModule;
+using simplification_test::CountOpcode;
+using simplification_test::Parse;
 
 // Lowers `original`'s select-and-scatters; "" when every one was lowered and
 // the result verifies and computes what `original` computes.
@@ -28,8 +29,7 @@ std::string LowerAndCheck(const Module& original) {
   std::unique_ptr<Module> module;
   const std::string why = LowerAndCompare(pass, original, &module);
   if (!why.empty()) return why;
-  return CountOpcode(*module, Opcode::kSelectAndScatter) == 0 ? ""
-                                                              : "a select-and-scatter is left";
+  return CountOpcode(*module, Opcode::kSelectAndScatter) == 0 ? "" : "a select-and-scatter is left";
 }
 
 // A module whose entry applies select-and-scatter with the given window to
@@ -74,28 +74,29 @@ TEST_P(SelectAndScatterCaseTest, ComputesWhatItDid) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, SelectAndScatterCaseTest,
     ::testing::Values(
-        NamedModule{"max_pool_2x2", SasModule("f32", "[2,6,6,3]", "[2,3,3,3]",
-                                          "size=1x2x2x1 stride=1x2x2x1")},
+        NamedModule{"max_pool_2x2",
+                    SasModule("f32", "[2,6,6,3]", "[2,3,3,3]", "size=1x2x2x1 stride=1x2x2x1")},
         NamedModule{"overlapping_same_padding",
-                SasModule("f32", "[2,7,7,2]", "[2,4,4,2]",
-                          "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0")},
-        NamedModule{"windows_wholly_in_the_padding",
-                SasModule("f32", "[1,4,1]", "[1,4,1]", "size=1x2x1 stride=1x2x1 pad=0_0x2_2x0_0")},
-        NamedModule{"min_pool_multiply", SasModule("f64", "[5,8]", "[5,7]", "size=1x2", "LE",
-                                               "multiply")},
+                    SasModule("f32", "[2,7,7,2]", "[2,4,4,2]",
+                              "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0")},
+        NamedModule{
+            "windows_wholly_in_the_padding",
+            SasModule("f32", "[1,4,1]", "[1,4,1]", "size=1x2x1 stride=1x2x1 pad=0_0x2_2x0_0")},
+        NamedModule{"min_pool_multiply",
+                    SasModule("f64", "[5,8]", "[5,7]", "size=1x2", "LE", "multiply")},
         NamedModule{"ties_keep_the_first",
-                SasModule("f32", "[2,4,4]", "[2,2,2]", "size=1x2x2 stride=1x2x2", "GE", "add",
-                          "  p = f32[2,4,4] parameter(0)\n  one = f32[] constant(1)\n"
-                          "  b = f32[2,4,4] broadcast(one), dimensions={}\n"
-                          "  x = f32[2,4,4] minimum(p, b)\n")},
-        NamedModule{"integers_max", SasModule("s32", "[3,9]", "[3,3]", "size=1x3 stride=1x3", "GT",
-                                          "maximum")},
+                    SasModule("f32", "[2,4,4]", "[2,2,2]", "size=1x2x2 stride=1x2x2", "GE", "add",
+                              "  p = f32[2,4,4] parameter(0)\n  one = f32[] constant(1)\n"
+                              "  b = f32[2,4,4] broadcast(one), dimensions={}\n"
+                              "  x = f32[2,4,4] minimum(p, b)\n")},
+        NamedModule{"integers_max",
+                    SasModule("s32", "[3,9]", "[3,3]", "size=1x3 stride=1x3", "GT", "maximum")},
         NamedModule{"one_dimensional", SasModule("f32", "[10]", "[5]", "size=3 stride=2 pad=0_1")}),
     CaseName);
 
 TEST(SelectAndScatterToScatterTest, LeavesWhatItCannotLowerAndSaysWhy) {
-  std::unique_ptr<Module> module = Parse(
-      SasModule("f32", "[9]", "[3]", "size=3 stride=2 rhs_dilate=2"));
+  std::unique_ptr<Module> module =
+      Parse(SasModule("f32", "[9]", "[3]", "size=3 stride=2 rhs_dilate=2"));
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(SelectAndScatterRefusal(*module->entry()->root()),
             "a window with dilation, reversal or a stride below 1");

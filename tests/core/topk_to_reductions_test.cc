@@ -5,8 +5,9 @@
 // narrow floats, more than two dimensions and k equal to the row; the ones
 // it leaves say why.
 
-#include "core/eval/equivalence.h"
 #include "core/passes/topk_to_reductions.h"
+
+#include "core/eval/equivalence.h"
 #include "core/rewrite/pass.h"
 #include "gtest/gtest.h"
 #include "tests/core/lowering_test_util.h"
@@ -15,11 +16,11 @@
 namespace hlogym {
 namespace {
 
-using simplification_test::EntryModule;
-using simplification_test::Parse;
-using simplification_test::CountOpcode;
 using lowering_test::LoadSmallTwin;
 using lowering_test::LowerAndCompare;
+using simplification_test::CountOpcode;
+using simplification_test::EntryModule;
+using simplification_test::Parse;
 
 // "" when every topk of `original` was lowered and the result computes
 // exactly what `original` computes (a pick copies its element).
@@ -55,18 +56,17 @@ TEST_P(TopKCaseTest, ComputesWhatItDid) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, TopKCaseTest,
-    ::testing::Values(
-        TopKCase{"largest", R"(  x = f32[6,40] parameter(0)
+    ::testing::Values(TopKCase{"largest", R"(  x = f32[6,40] parameter(0)
   ROOT t = (f32[6,5], s32[6,5]) topk(x), k=5, largest=true)"},
-        TopKCase{"smallest", R"(  x = f32[6,40] parameter(0)
+                      TopKCase{"smallest", R"(  x = f32[6,40] parameter(0)
   ROOT t = (f32[6,5], s32[6,5]) topk(x), k=5, largest=false)"},
-        TopKCase{"ties_to_the_lower_index", R"(  p = f32[4,30] parameter(0)
+                      TopKCase{"ties_to_the_lower_index", R"(  p = f32[4,30] parameter(0)
   three = f32[] constant(3)
   b = f32[4,30] broadcast(three), dimensions={}
   m = f32[4,30] multiply(p, b)
   x = f32[4,30] floor(m)
   ROOT t = (f32[4,30], s32[4,30]) topk(x), k=30, largest=true)"},
-        TopKCase{"nans_and_signed_zeros", R"(  p = f32[3,12] parameter(0)
+                      TopKCase{"nans_and_signed_zeros", R"(  p = f32[3,12] parameter(0)
   i = s32[3,12] iota(), iota_dimension=1
   zero = f32[] constant(0)
   z = f32[3,12] broadcast(zero), dimensions={}
@@ -83,15 +83,15 @@ INSTANTIATE_TEST_SUITE_P(
   s2 = f32[3,12] select(next, nz, s5)
   x = f32[3,12] select(first, nan, s2)
   ROOT t = (f32[3,8], s32[3,8]) topk(x), k=8, largest=false)"},
-        TopKCase{"integers", R"(  p = f32[5,17] parameter(0)
+                      TopKCase{"integers", R"(  p = f32[5,17] parameter(0)
   ten = f32[] constant(10)
   tens = f32[5,17] broadcast(ten), dimensions={}
   m = f32[5,17] multiply(p, tens)
   x = s32[5,17] convert(m)
   ROOT t = (s32[5,3], s32[5,3]) topk(x), k=3, largest=true)"},
-        TopKCase{"bf16_three_dims", R"(  p = bf16[2,3,16] parameter(0)
+                      TopKCase{"bf16_three_dims", R"(  p = bf16[2,3,16] parameter(0)
   ROOT t = (bf16[2,3,4], s32[2,3,4]) topk(p), k=4, largest=true)"},
-        TopKCase{"one_row_one_pick", R"(  x = f64[50] parameter(0)
+                      TopKCase{"one_row_one_pick", R"(  x = f64[50] parameter(0)
   ROOT t = (f64[1], s64[1]) topk(x), k=1, largest=true)"}),
     [](const ::testing::TestParamInfo<TopKCase>& info) { return std::string(info.param.name); });
 
