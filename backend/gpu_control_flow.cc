@@ -3,6 +3,7 @@
 #ifdef HLOGYM_HAVE_CUDA
 
 #include <cstring>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "backend/buffer_assignment.h"
@@ -15,13 +16,13 @@ namespace hlogym {
 namespace {
 
 // Device-to-device copies of leaves on the context's stream (zero-size ones
-// skipped; with `only`, the leaves it marks).
+// skipped; with `only`, the leaves it accepts by index).
 absl::Status CopyLeaves(const GpuContext& gpu, absl::Span<const CUdeviceptr> from,
                         absl::Span<const CUdeviceptr> to, absl::Span<const int64_t> bytes,
-                        const std::vector<bool>* only = nullptr) {
+                        const std::function<bool(size_t)>& only = nullptr) {
   const CudaDriver& d = gpu.driver();
   for (size_t i = 0; i < bytes.size(); ++i) {
-    if (bytes[i] == 0 || from[i] == to[i] || (only != nullptr && !(*only)[i])) continue;
+    if (bytes[i] == 0 || from[i] == to[i] || (only && !only(i))) continue;
     RETURN_IF_ERROR(d.Check(d.cuMemcpyDtoDAsync(to[i], from[i], bytes[i], gpu.stream()),
                             "copying loop state"));
   }
@@ -63,14 +64,7 @@ absl::StatusOr<std::unique_ptr<GpuControlFlow>> GpuControlFlow::Make(const Instr
       flow->executables_.push_back(std::move(condition));
       flow->executables_.push_back(std::move(body));
       flow->trips_ = StaticTripCount(inst);
-      const WhileStateCopies plan = PlanWhileStateCopies(inst);
-      for (size_t i = 0; i < plan.body_forwards.size(); ++i) {
-        const bool forwarded = plan.body_forwards[i];
-        flow->forwarded_.push_back(forwarded);
-        flow->changing_.push_back(!forwarded);
-        flow->condition_reads_forwarded_.push_back(plan.condition_reads[i] && forwarded);
-        flow->condition_reads_changing_.push_back(plan.condition_reads[i] && !forwarded);
-      }
+      flow->copies_ = PlanWhileStateCopies(inst);
       return flow;
     }
     case Opcode::kConditional: case Opcode::kCall: {
@@ -153,16 +147,22 @@ absl::Status GpuControlFlow::RunWhile(absl::Span<const CUdeviceptr> operands,
   RETURN_IF_ERROR(CopyLeaves(gpu, operands, results, result_bytes_));
   // What the body passes through never changes: copied in once
   // (PlanWhileStateCopies), and never back.
+  const std::vector<bool>& forwarded = copies_.body_forwards;
+  const std::vector<bool>& read = copies_.condition_reads;
+  auto fixed = [&](size_t i) { return bool(forwarded[i]); };
+  auto changing = [&](size_t i) { return !forwarded[i]; };
   RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(),
-                             condition.parameter_leaf_bytes(), &condition_reads_forwarded_));
-  RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(),
-                             &forwarded_));
+                             condition.parameter_leaf_bytes(),
+                             [&](size_t i) { return read[i] && forwarded[i]; }));
+  RETURN_IF_ERROR(
+      CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(), fixed));
   // A count the computations fix (StaticTripCount) needs no condition: the
   // trips are enqueued without reading a predicate back and waiting.
   for (int64_t trip = 0; !trips_ || trip < *trips_; ++trip) {
     if (!trips_) {
       RETURN_IF_ERROR(CopyLeaves(gpu, results, condition.parameter_leaves(),
-                                 condition.parameter_leaf_bytes(), &condition_reads_changing_));
+                                 condition.parameter_leaf_bytes(),
+                                 [&](size_t i) { return read[i] && !forwarded[i]; }));
       RETURN_IF_ERROR(condition.Enqueue());
       uint8_t go = 0;
       RETURN_IF_ERROR(d.Check(
@@ -172,9 +172,9 @@ absl::Status GpuControlFlow::RunWhile(absl::Span<const CUdeviceptr> operands,
       if (go == 0) return absl::OkStatus();
     }
     RETURN_IF_ERROR(CopyLeaves(gpu, results, body.parameter_leaves(), body.parameter_leaf_bytes(),
-                               &changing_));
+                               changing));
     RETURN_IF_ERROR(body.Enqueue());
-    RETURN_IF_ERROR(CopyLeaves(gpu, body.output_leaves(), results, result_bytes_, &changing_));
+    RETURN_IF_ERROR(CopyLeaves(gpu, body.output_leaves(), results, result_bytes_, changing));
   }
   return absl::OkStatus();
 }

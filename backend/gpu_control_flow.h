@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "backend/cpu_kernel.h"
 #include "backend/gpu_kernel_cache.h"
+#include "backend/while_state.h"
 #include "core/ir/instruction.h"
 
 namespace hlogym {
@@ -46,10 +47,9 @@ class GpuControlFlow {
   std::vector<int64_t> result_bytes_;
   std::vector<int64_t> operand_first_leaf_, operand_leaf_count_;
   PrimitiveType selector_type_ = PrimitiveType::kPred;
-  // while, per state leaf (PlanWhileStateCopies): passed through by the
-  // body or not, and of each kind, whether the condition reads it.
-  std::vector<bool> forwarded_, changing_;
-  std::vector<bool> condition_reads_forwarded_, condition_reads_changing_;
+  // while: which state leaves the body passes through and the condition
+  // reads (PlanWhileStateCopies).
+  WhileStateCopies copies_;
   std::optional<int64_t> trips_;  // StaticTripCount
 };
 

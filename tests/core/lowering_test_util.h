@@ -50,6 +50,23 @@ inline std::string LowerAndCompare(Pass& pass, const Module& original,
   return why;
 }
 
+// A forward, a backward-input (base-dilated, reversed) and a backward-filter
+// convolution (window larger than the output; it reads the forward one's
+// input and result), with feature groups in the first: conv-to-gemm's test
+// checks the lowering against the interpreter, the GPU executable's test
+// runs it on a GPU.
+inline constexpr char kThreeConvolutions[] = R"(HloModule m
+ENTRY e {
+  x = f32[4,12,12,6] parameter(0)
+  k = f32[3,3,3,8] parameter(1)
+  g = f32[4,6,6,8] parameter(2)
+  w = f32[3,3,8,6] parameter(3)
+  fwd = f32[4,12,12,8] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  bin = f32[4,12,12,6] convolution(g, w), window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2 rhs_reversal=1x1}, dim_labels=b01f_01io->b01f
+  bfl = f32[3,3,6,8] convolution(x, fwd), window={size=12x12 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf
+  ROOT t = (f32[4,12,12,8], f32[4,12,12,6], f32[3,3,6,8]) tuple(fwd, bin, bfl)
+})";
+
 // A module's text with a name, for parametrized cases.
 struct NamedModule {
   const char* name;
