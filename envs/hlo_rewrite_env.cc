@@ -1,6 +1,7 @@
 #include "envs/hlo_rewrite_env.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
@@ -136,8 +137,10 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
   // The alternatives nodes (FindAlternatives) are found by the same walk.
   std::vector<AlternativeNode> found;
   std::vector<Instruction*> entry_order;
-  RETURN_IF_ERROR(CheckGraphFits(MeasureGraph(*module_, &found, &entry_order), spec_.limits,
-                                 spec_.id, info_.benchmark_name, module_->name()));
+  const GraphSize size = MeasureGraph(*module_, &found, &entry_order);
+  RETURN_IF_ERROR(
+      CheckGraphFits(size, spec_.limits, spec_.id, info_.benchmark_name, module_->name()));
+  graph_size_ = size;
   if (info_.dry_pass.empty()) {
     info_.terminated = true;
     return absl::OkStatus();
@@ -151,6 +154,13 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
   return absl::OkStatus();
 }
 
+bool HloRewriteEnv::NearLimits() const {
+  const FeatureLimits& l = spec_.limits;
+  return 2 * graph_size_.nodes > l.max_nodes || 2 * graph_size_.edges > l.max_edges ||
+         2 * graph_size_.alternatives > l.max_alternatives ||
+         2 * graph_size_.max_choices > l.max_choices;
+}
+
 absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   if (module_ == nullptr) {
     return absl::FailedPreconditionError("step before reset: call reset first");
@@ -159,26 +169,53 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     return absl::FailedPreconditionError(
         "the episode is over (terminated or truncated): call reset");
   }
-  // Work on a copy so that a failure leaves the environment as it was. The
-  // copy matters beyond that: Module::Clone stores instructions in post-order,
-  // and passes (fusion's offers, CSE's picks) depend on storage and user
-  // order, so stepping a clone is what makes a fork and its original take
-  // the same step to the same module. (Stepping in place was ~25% faster on
-  // the corpus but let forks diverge from their originals.) The copy leaves
-  // out the candidates the choices prune: the same module as cloning all and
-  // then choosing, without copying what is thrown away.
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> next,
-                   CloneWithChoices(*module_, alternatives_, choices, entry_order_));
-  RETURN_IF_ERROR(RunPassSpecs(spec_.post_passes, *next));
-  ASSIGN_OR_RETURN(double runtime, benchmarks_->runtime().Runtime(*next));
-
+  RETURN_IF_ERROR(CheckChoices(alternatives_, choices));
+  const bool takes_some =
+      std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; });
+  // The step edits the module in place, as a copy of it with the choices
+  // would be stored (ApplyChoices, then StoreAsCloned: passes depend on
+  // storage and user order, so a fork, which is such a copy, takes each
+  // step to the same module). The module before is kept, by choosing into a
+  // copy, only where it is needed after: as the first module of a round of
+  // dry stages, or to put back cheaply after a step whose graph may outgrow
+  // the limits. A step that fails after editing in place is undone by
+  // replaying the episode (rare: the limits, a failing reward source).
+  const bool starts_round =
+      !spec_.dry_stages.empty() && takes_some && round_start_.module == nullptr;
+  std::unique_ptr<Module> before;
+  if (starts_round || NearLimits()) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> next,
+                     CloneWithChoices(*module_, alternatives_, choices, entry_order_));
+    before = std::exchange(module_, std::move(next));
+  } else if (absl::Status s = ApplyChoices(*module_, alternatives_, choices, entry_order_);
+             !s.ok()) {
+    return UndoByReplay(std::move(s));
+  }
+  module_->StoreAsCloned();
   EnvInfo saved_info = info_;
-  std::unique_ptr<Module> saved = std::move(module_);
   std::vector<int32_t> saved_counts = std::move(choice_counts_);
   std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
   std::vector<Instruction*> saved_entry_order = std::move(entry_order_);
   const DryCursor saved_dry = dry_;
-  module_ = std::move(next);
+  const GraphSize saved_size = graph_size_;
+  auto undo = [&](absl::Status failure) -> absl::Status {
+    info_ = std::move(saved_info);
+    dry_ = saved_dry;
+    if (before == nullptr) return UndoByReplay(std::move(failure));
+    module_ = std::move(before);
+    choice_counts_ = std::move(saved_counts);
+    alternatives_ = std::move(saved_alternatives);
+    entry_order_ = std::move(saved_entry_order);
+    graph_size_ = saved_size;
+    return failure;
+  };
+  if (absl::Status s = RunPassSpecs(spec_.post_passes, *module_); !s.ok()) return undo(s);
+  double runtime = info_.current_runtime;
+  if (!replaying_) {
+    absl::StatusOr<double> measured = benchmarks_->runtime().Runtime(*module_);
+    if (!measured.ok()) return undo(measured.status());
+    runtime = *measured;
+  }
   info_.fingerprint = Fingerprint(*module_);
   if (!spec_.dry_stages.empty()) {
     // A pass that changed the module is asked again: its round goes on.
@@ -189,8 +226,7 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     // iteration that changed something (the pass too: a second run of
     // multi-output fusion can merge what the first made).
     const bool round_changed = dry_.continues_round;
-    dry_.continues_round =
-        std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; });
+    dry_.continues_round = takes_some;
     if (dry_.continues_round) {
       dry_.idle = 0;
     } else {
@@ -198,21 +234,13 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
       if (!round_changed) ++dry_.idle;
     }
   }
-  if (absl::Status s = OfferAlternatives(); !s.ok()) {
-    module_ = std::move(saved);
-    info_ = saved_info;
-    choice_counts_ = std::move(saved_counts);
-    alternatives_ = std::move(saved_alternatives);
-    entry_order_ = std::move(saved_entry_order);
-    dry_ = saved_dry;
-    return s;
-  }
+  if (absl::Status s = OfferAlternatives(); !s.ok()) return undo(s);
   // The round goes on (the same pass offers again): its first step's module
   // is kept, once; a new round starts from the module now offered.
   if (!dry_.continues_round) {
     round_start_ = RoundStart();
   } else if (round_start_.module == nullptr) {
-    round_start_.module = std::move(saved);
+    round_start_.module = std::move(before);
     round_start_.alternatives = std::move(saved_alternatives);
   }
   const double reward = info_.original_runtime > 0
@@ -225,6 +253,32 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   record_.choices.emplace_back(choices.begin(), choices.end());
   record_.rewards.push_back(reward);
   return reward;
+}
+
+absl::Status HloRewriteEnv::UndoByReplay(absl::Status failure) {
+  // The module was edited in place: the episode is replayed to where this
+  // step began (every step is deterministic) without measuring runtimes;
+  // info_ and the random generator are this env's already.
+  std::unique_ptr<HloRewriteEnv> replica(new HloRewriteEnv(spec_, benchmarks_, 0));
+  replica->replaying_ = true;
+  absl::Status replayed = replica->Reset(std::nullopt, record_.benchmark);
+  for (size_t i = 0; replayed.ok() && i < record_.choices.size(); ++i) {
+    replayed = replica->Step(record_.choices[i]).status();
+  }
+  if (!replayed.ok()) {
+    module_.reset();  // in_episode() is false: the next call must be reset
+    return absl::InternalError(absl::StrCat(
+        failure.message(), "; and the episode could not be put back as it was before this step (",
+        replayed.message(), "): call reset"));
+  }
+  module_ = std::move(replica->module_);
+  dry_ = replica->dry_;
+  choice_counts_ = std::move(replica->choice_counts_);
+  alternatives_ = std::move(replica->alternatives_);
+  entry_order_ = std::move(replica->entry_order_);
+  graph_size_ = replica->graph_size_;
+  round_start_ = std::move(replica->round_start_);
+  return failure;
 }
 
 absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view,
@@ -260,6 +314,7 @@ std::unique_ptr<HloRewriteEnv> HloRewriteEnv::Fork() const {
   copy->info_ = info_;
   copy->record_ = record_;
   copy->choice_counts_ = choice_counts_;
+  copy->graph_size_ = graph_size_;
   return copy;
 }
 
@@ -286,6 +341,7 @@ absl::Status HloRewriteEnv::TakeStateOf(HloRewriteEnv&& fork) {
   choice_counts_ = std::move(fork.choice_counts_);
   alternatives_ = std::move(fork.alternatives_);
   entry_order_ = std::move(fork.entry_order_);
+  graph_size_ = fork.graph_size_;
   round_start_ = std::move(fork.round_start_);
   return absl::OkStatus();
 }

@@ -18,6 +18,7 @@
 #include "core/features/graph_features.h"
 #include "core/rewrite/decisions.h"
 #include "envs/benchmark_set.h"
+#include "envs/graph_limits.h"
 
 namespace hlogym {
 
@@ -78,8 +79,11 @@ class HloRewriteEnv {
   // Applies one choice per alternatives node (FindAlternatives order; 0 keeps
   // the original) and advances. Returns the reward: the runtime saved by this
   // step relative to the original runtime, (t_prev - t_new) / t_original.
-  // On error (bad choices, a step after the episode ended, or a resulting
-  // graph that does not fit spec().limits) nothing changes.
+  // On error (bad choices, a step after the episode ended, a resulting
+  // graph that does not fit spec().limits, a failing reward source) nothing
+  // changes. The module is edited in place; a step that fails after that is
+  // undone by replaying the episode (its graph near the limits, a step
+  // keeps the module before instead, so that the common failure is cheap).
   absl::StatusOr<double> Step(absl::Span<const int64_t> choices);
 
   // Writes the current (alternative) graph into `view`; with `extent`, a
@@ -144,6 +148,13 @@ class HloRewriteEnv {
   // Runs the dry passes on module_, checks that the graph fits the limits
   // and records what is offered (or that the episode is terminated).
   absl::Status OfferAlternatives();
+  // Whether the graph offered now is over half of a limit: a step from it
+  // keeps the module before (see Step), as its graph may not fit.
+  bool NearLimits() const;
+  // Puts the episode back where the failed step began, by replaying its
+  // record, and returns `failure`; when even that fails, ends the episode
+  // (a reset is needed) and says so.
+  absl::Status UndoByReplay(absl::Status failure);
 
   EnvSpec spec_;
   std::shared_ptr<const BenchmarkSet> benchmarks_;
@@ -168,6 +179,11 @@ class HloRewriteEnv {
     std::vector<AlternativeNode> alternatives;
   };
   RoundStart round_start_;
+  // What the graph offered now holds (MeasureGraph), for NearLimits.
+  GraphSize graph_size_;
+  // A replica replaying an episode for UndoByReplay: its steps measure no
+  // runtime (the env it stands for has them already).
+  bool replaying_ = false;
 };
 
 }  // namespace hlogym

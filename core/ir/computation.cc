@@ -139,6 +139,53 @@ void Computation::RemoveInstructionsIf(
   instructions_.resize(kept);
 }
 
+absl::Status Computation::StoreInOrder(absl::Span<Instruction* const> order) {
+  // Checked as far as it is cheap (the count and the parents): the caller
+  // lists each once, as a post-order of this computation less what was
+  // removed from it does.
+  bool permutation = order.size() == instructions_.size();
+  for (size_t i = 0; i < order.size() && permutation; ++i) {
+    permutation = order[i]->parent_ == this;
+  }
+  if (!permutation) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an order of computation `", name_, "` must list each of its ",
+        instructions_.size(), " instructions once"));
+  }
+  // Released all, then owned again in order.
+  for (std::unique_ptr<Instruction>& stored : instructions_) stored.release();
+  for (size_t i = 0; i < order.size(); ++i) instructions_[i].reset(order[i]);
+  stored_in_order_ = false;  // not known: MakePostOrder checks
+  return absl::OkStatus();
+}
+
+void Computation::StoreAsCloned() {
+  thread_local std::vector<Instruction*> order;
+  MakePostOrder(order);
+  for (size_t i = 0; i < order.size(); ++i) instructions_[i].release();
+  for (size_t i = 0; i < order.size(); ++i) instructions_[i].reset(order[i]);
+  for (Instruction* inst : order) {
+    inst->users_.clear();
+    if (inst->extras_ != nullptr) inst->extras_->control_successors.clear();
+  }
+  // As InitOperands links a copy: each user once per operand it reads.
+  for (Instruction* inst : order) {
+    const auto& operands = inst->operands_;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      const auto seen = operands.begin() + static_cast<ptrdiff_t>(i);
+      if (std::find(operands.begin(), seen, operands[i]) == seen) {
+        operands[i]->users_.push_back(inst);
+      }
+    }
+    if (inst->extras_ != nullptr) {
+      for (Instruction* pred : inst->extras_->control_predecessors) {
+        pred->extras().control_successors.push_back(inst);
+      }
+    }
+  }
+  stored_in_order_ = true;
+}
+
 absl::Status Computation::RemoveParameter(int64_t i) {
   if (i < 0 || i >= parameter_count()) {
     return absl::OutOfRangeError(absl::StrCat(

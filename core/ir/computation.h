@@ -68,6 +68,18 @@ class Computation {
   // The same into `order` (cleared first): a caller that keeps the vector
   // saves a malloc and a free per post-order (an env step takes ~5,000).
   void MakePostOrder(std::vector<Instruction*>& order) const;
+  // Stores the instructions as a copy would (Module::Clone): in
+  // MakePostOrder, each user list in its users' storage order and each
+  // control-successor list in its successors' storage order. A computation
+  // edited in place is then the same as its copy, order for order.
+  void StoreAsCloned();
+  // Whether the storage order is known to be MakePostOrder's already (see
+  // stored_in_order_; false only means it is not known).
+  bool stored_in_post_order() const { return stored_in_order_; }
+  // Stores the instructions in `order`, which must hold each of them once
+  // (one of another computation, or a count that differs, is an error that
+  // changes nothing; a repeat is not looked for). Links are left as they are.
+  absl::Status StoreInOrder(absl::Span<Instruction* const> order);
 
   // The fusion instruction whose fused computation this is, if any.
   Instruction* fusion_instruction() const { return fusion_instruction_; }

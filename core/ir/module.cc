@@ -112,6 +112,12 @@ std::string Module::UniqueComputationName(std::string_view prefix) {
 
 std::unique_ptr<Module> Module::Clone() const { return CloneParts(ClonePart()); }
 
+void Module::StoreAsCloned() {
+  for (const auto& computation : computations_) computation->StoreAsCloned();
+  instruction_names_.reset();
+  computation_names_.reset();
+}
+
 namespace {
 
 // CloneParts' map from the instructions of the computation being copied to

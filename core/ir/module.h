@@ -87,6 +87,12 @@ class Module {
 
   // A deep copy: new instructions with the same names and ids.
   std::unique_ptr<Module> Clone() const;
+  // Makes this module what Clone() would make of it, in place: every
+  // computation stored as cloned (Computation::StoreAsCloned) and the name
+  // registries dropped, as a copy starts without them. Passes depend on
+  // storage and user order, so a module stepped in place and then stored
+  // so steps on exactly as its copy (a fork) does.
+  void StoreAsCloned();
 
   // What CloneParts copies. An empty function keeps everything.
   struct ClonePart {

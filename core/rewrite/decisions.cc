@@ -1,6 +1,7 @@
 #include "core/rewrite/decisions.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -169,6 +170,57 @@ absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices) {
   std::vector<AlternativeNode> alts = FindAlternatives(module);
   RETURN_IF_ERROR(CheckChoices(alts, choices));
   Select(module, alts, choices);
+  return absl::OkStatus();
+}
+
+absl::Status ApplyChoices(Module& module, absl::Span<const AlternativeNode> alts,
+                          absl::Span<const int64_t> choices,
+                          absl::Span<Instruction* const> entry_order) {
+  RETURN_IF_ERROR(CheckChoices(alts, choices));
+  // The post-order now of each computation not stored in it (the entry,
+  // where the dry pass appended candidates and their nodes). One stored in
+  // its post-order stays so: pruning keeps the storage order.
+  thread_local std::vector<Instruction*> orders;
+  thread_local std::vector<Instruction*> order;
+  std::vector<std::pair<const Computation*, size_t>> ends;  // one past each
+  orders.clear();
+  for (const auto& computation : module.computations()) {
+    if (computation->stored_in_post_order()) continue;
+    const auto& stored = computation->instructions();
+    if (computation.get() == module.entry() && entry_order.size() == stored.size()) {
+      order.assign(entry_order.begin(), entry_order.end());
+    } else {
+      computation->MakePostOrder(order);
+    }
+    bool as_stored = true;
+    for (size_t i = 0; i < order.size() && as_stored; ++i) as_stored = order[i] == stored[i].get();
+    if (as_stored) continue;
+    orders.insert(orders.end(), order.begin(), order.end());
+    ends.emplace_back(computation.get(), orders.size());
+  }
+  Select(module, alts, choices);
+  // Each such computation still there is stored in that order, less what
+  // was pruned. What was pruned is freed: its pointers (and those of the
+  // computations pruned away) are only compared, never read.
+  absl::flat_hash_set<const Instruction*> left;
+  size_t begin = 0;
+  for (const auto& [recorded, end] : ends) {
+    const size_t first = std::exchange(begin, end);
+    Computation* computation = nullptr;
+    for (const auto& c : module.computations()) {
+      if (c.get() == recorded) computation = c.get();
+    }
+    if (computation == nullptr) continue;
+    left.clear();
+    for (const auto& inst : computation->instructions()) left.insert(inst.get());
+    order.clear();
+    for (size_t k = first; k < end; ++k) {
+      if (left.contains(orders[k])) order.push_back(orders[k]);
+    }
+    if (absl::Status s = computation->StoreInOrder(order); !s.ok()) {
+      return absl::InternalError(absl::StrCat("applying choices in place: ", s.message()));
+    }
+  }
   return absl::OkStatus();
 }
 

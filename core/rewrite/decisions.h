@@ -38,6 +38,15 @@ absl::Status ApplyDecisions(Module& module, absl::Span<const int64_t> decisions,
 // One choice per alternatives node, in FindAlternatives order. Same checks
 // and the same all-or-nothing behaviour as ApplyDecisions.
 absl::Status ApplyChoices(Module& module, absl::Span<const int64_t> choices);
+// The same, given `alts` = FindAlternatives(module) found by the caller, and
+// each computation left stored as CloneWithChoices(module, alts, choices,
+// entry_order) stores its copy (its post-order before the choices, less what
+// they prune). The two give the same module once each is stored as cloned
+// (Module::StoreAsCloned: user lists then follow storage), which an env step
+// relies on to edit in place rather than copy.
+absl::Status ApplyChoices(Module& module, absl::Span<const AlternativeNode> alts,
+                          absl::Span<const int64_t> choices,
+                          absl::Span<Instruction* const> entry_order = {});
 
 // The module that module.Clone() followed by ApplyChoices(clone, choices)
 // makes (the same instructions, names, ids, storage, user and operand

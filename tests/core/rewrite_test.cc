@@ -15,6 +15,7 @@
 #include "core/rewrite/pipeline.h"
 #include "gtest/gtest.h"
 #include "tests/core/fusion_test_util.h"
+#include "tests/core/module_description.h"
 
 namespace hlogym {
 namespace {
@@ -328,8 +329,6 @@ TEST(PipelineTest, FixedPointSkipsAnIdempotentPassNothingChangedSince) {
   EXPECT_EQ(second, 2);
 }
 
-std::string Describe(const Module& module);  // below
-
 // CSE and DCE say they are idempotent: a fixed point that skips their
 // second runs ends where running every pass every round ends, on modules
 // with duplicates to merge (fusion candidates chosen at random).
@@ -363,7 +362,7 @@ TEST(PipelineTest, CseDceFixedPointMatchesRunningEveryPassEveryRound) {
     pipeline.AddPass(CreatePass("cse").value());
     pipeline.AddPass(CreatePass("dce").value());
     ASSERT_FALSE(pipeline.Run(*module).value()) << path;
-    EXPECT_EQ(Describe(*module), Describe(*reference)) << path;
+    EXPECT_EQ(DescribeModule(*module), DescribeModule(*reference)) << path;
   }
   EXPECT_GT(merged, 0);
 }
@@ -550,37 +549,6 @@ TEST(RewriteFindAlternativesTest, MatchesNodeOrderScanOnSmallTwins) {
   EXPECT_GT(found, 20);
 }
 
-// Everything of a module that passes can see: computations in order, and in
-// each its instructions in storage order with names, ids, operand, user and
-// control lists (in their order), callees, parameters, root and fusion.
-std::string Describe(const Module& module) {
-  auto name = [](const Instruction* inst) { return inst == nullptr ? "null" : inst->name(); };
-  std::string out = absl::StrCat(module.name(), " entry=", module.entry()->name(), "\n");
-  for (const auto& comp : module.computations()) {
-    absl::StrAppend(&out, comp->name(), " root=", name(comp->root()),
-                    " fusion=", name(comp->fusion_instruction()), " params=");
-    for (const Instruction* p : comp->parameters()) absl::StrAppend(&out, name(p), ",");
-    absl::StrAppend(&out, "\n");
-    for (const auto& inst : comp->instructions()) {
-      absl::StrAppend(&out, "  ", inst->name(), "#", inst->unique_id(), " ",
-                      std::string(OpcodeName(inst->opcode())), " parent=", inst->parent() == comp.get(), " (");
-      for (const Instruction* o : inst->operands()) absl::StrAppend(&out, name(o), ",");
-      absl::StrAppend(&out, ") users=");
-      for (const Instruction* u : inst->users()) absl::StrAppend(&out, name(u), ",");
-      absl::StrAppend(&out, " preds=");
-      for (const Instruction* c : inst->control_predecessors()) absl::StrAppend(&out, name(c), ",");
-      absl::StrAppend(&out, " succs=");
-      for (const Instruction* c : inst->control_successors()) absl::StrAppend(&out, name(c), ",");
-      absl::StrAppend(&out, " calls=");
-      for (const Computation* c : inst->called_computations()) {
-        absl::StrAppend(&out, c == nullptr ? "null" : c->name(), ",");
-      }
-      absl::StrAppend(&out, "\n");
-    }
-  }
-  return out;
-}
-
 // What the environment's step did before CloneWithChoices.
 std::unique_ptr<Module> CloneThenChoose(const Module& module, absl::Span<const int64_t> choices) {
   std::unique_ptr<Module> copy = module.Clone();
@@ -589,11 +557,11 @@ std::unique_ptr<Module> CloneThenChoose(const Module& module, absl::Span<const i
 }
 
 void ExpectCloneWithChoicesMatches(Module& module, absl::Span<const int64_t> choices) {
-  const std::string before = Describe(module);
+  const std::string before = DescribeModule(module);
   std::unique_ptr<Module> expected = CloneThenChoose(module, choices);
   absl::StatusOr<std::unique_ptr<Module>> actual = CloneWithChoices(module, choices);
   ASSERT_TRUE(actual.ok()) << actual.status();
-  EXPECT_EQ(Describe(**actual), Describe(*expected)) << module.name();
+  EXPECT_EQ(DescribeModule(**actual), DescribeModule(*expected)) << module.name();
   EXPECT_EQ((*actual)->NextUniqueId(), expected->NextUniqueId());
   // New names continue alike too.
   EXPECT_EQ((*actual)->UniqueInstructionName("add"), expected->UniqueInstructionName("add"));
@@ -603,8 +571,9 @@ void ExpectCloneWithChoicesMatches(Module& module, absl::Span<const int64_t> cho
   absl::StatusOr<std::unique_ptr<Module>> ordered =
       CloneWithChoices(module, FindAlternatives(module), choices, entry_order);
   ASSERT_TRUE(ordered.ok()) << ordered.status();
-  EXPECT_EQ(Describe(**ordered), Describe(*CloneThenChoose(module, choices))) << module.name();
-  EXPECT_EQ(Describe(module), before) << "the source module changed";
+  EXPECT_EQ(DescribeModule(**ordered), DescribeModule(*CloneThenChoose(module, choices)))
+      << module.name();
+  EXPECT_EQ(DescribeModule(module), before) << "the source module changed";
 }
 
 // Copying only what survives must give the module that copying everything
