@@ -14,7 +14,7 @@
 #include "core/rewrite/pass.h"
 #include "gtest/gtest.h"
 #include "tests/core/fusion_test_util.h"
-#include "tests/core/module_description.h"
+#include "tests/core/choice_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -78,32 +78,8 @@ TEST(ApplyChoicesInPlaceTest, EpisodesOnSmallTwinsEndAsCopiesDo) {
   EXPECT_GT(taken, 300);
 }
 
-// A chain whose second negation has two alternatives read by an add, one of
-// them choosing the other (the order of selection matters), and a control
-// edge into the graph: the copy takes the in-place path there, so both do.
-std::unique_ptr<Module> NestedAlternativesModule() {
-  auto module = std::make_unique<Module>("m");
-  auto comp = std::make_unique<Computation>("main");
-  Shape s = Shape::Array(PrimitiveType::kF32, {4});
-  Instruction* p = comp->AddInstruction(Instruction::CreateParameter(0, s, "p"));
-  Instruction* n1 = comp->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
-  Instruction* n2 = comp->AddInstruction(Instruction::Create(Opcode::kNegate, s, {n1}));
-  Instruction* e = comp->AddInstruction(Instruction::Create(Opcode::kExp, s, {n2}));
-  Instruction* add = comp->AddInstruction(Instruction::Create(Opcode::kAdd, s, {n2, e}));
-  comp->set_root(add);
-  Instruction* abs = comp->AddInstruction(Instruction::Create(Opcode::kAbs, s, {p}));
-  Instruction* neg = comp->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
-  Instruction* inner =
-      comp->AddInstruction(Instruction::Create(Opcode::kAlternatives, s, {n2, abs}));
-  Instruction* outer =
-      comp->AddInstruction(Instruction::Create(Opcode::kAlternatives, s, {e, inner, neg}));
-  add->ReplaceOperandWith(e, outer);
-  add->ReplaceOperandWith(n2, inner);
-  abs->AddControlDependencyTo(e);
-  module->set_entry(module->AddComputation(std::move(comp)));
-  return module;
-}
-
+// NestedAlternativesModule: the copy takes the in-place path there (an
+// alternatives node chooses another), so both do the same.
 TEST(ApplyChoicesInPlaceTest, NestedAlternativesAndControlEdgesEndAsCopiesDo) {
   for (const std::vector<int64_t>& choices :
        {std::vector<int64_t>{0, 0}, {1, 1}, {0, 1}, {1, 2}, {0, 2}}) {

@@ -15,7 +15,7 @@
 #include "core/rewrite/pipeline.h"
 #include "gtest/gtest.h"
 #include "tests/core/fusion_test_util.h"
-#include "tests/core/module_description.h"
+#include "tests/core/choice_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -51,20 +51,6 @@ class TestPass : public Pass {
 
 // main(p) = add(negate(negate(p)), negate(negate(p))) with the double
 // negation shared: nn = negate(negate(p)); root = add(nn, exp(nn)).
-std::unique_ptr<Module> MakeModule() {
-  auto module = std::make_unique<Module>("m");
-  auto comp = std::make_unique<Computation>("main");
-  Shape s = Shape::Array(PrimitiveType::kF32, {4});
-  Instruction* p = comp->AddInstruction(Instruction::CreateParameter(0, s, "p"));
-  Instruction* n1 = comp->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
-  Instruction* n2 = comp->AddInstruction(Instruction::Create(Opcode::kNegate, s, {n1}));
-  Instruction* e = comp->AddInstruction(Instruction::Create(Opcode::kExp, s, {n2}));
-  Instruction* add = comp->AddInstruction(Instruction::Create(Opcode::kAdd, s, {n2, e}));
-  comp->set_root(add);
-  module->set_entry(module->AddComputation(std::move(comp)));
-  return module;
-}
-
 int64_t CountOpcode(const Module& module, Opcode opcode) {
   int64_t n = 0;
   for (Instruction* inst : NodeOrder(module)) n += inst->opcode() == opcode;
@@ -72,7 +58,7 @@ int64_t CountOpcode(const Module& module, Opcode opcode) {
 }
 
 TEST(RewriterTest, ApplyModeRewritesAndRemovesDeadCode) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   ASSERT_TRUE(RunPass(pass, *module).value());
   EXPECT_EQ(CountOpcode(*module, Opcode::kNegate), 0);
@@ -106,7 +92,7 @@ TEST(RewriterTest, ApplyModeFreesDeadCodeInEveryComputation) {
 }
 
 TEST(RewriterTest, DryModeBuildsOneAlternativesNodePerUse) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   const int64_t before = module->entry()->instruction_count();
   ASSERT_EQ(RunDryPass(pass, *module).value(), 2);  // nn has two users
@@ -123,7 +109,7 @@ TEST(RewriterTest, DryModeBuildsOneAlternativesNodePerUse) {
 }
 
 TEST(RewriterTest, ChoosingZeroEverywhereRestoresTheOriginalGraph) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   ASSERT_EQ(RunDryPass(pass, *module).value(), 2);
   ASSERT_TRUE(ApplyChoices(*module, {0, 0}).ok());
@@ -134,7 +120,7 @@ TEST(RewriterTest, ChoosingZeroEverywhereRestoresTheOriginalGraph) {
 }
 
 TEST(RewriterTest, DecisionsSelectPerUse) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   ASSERT_EQ(RunDryPass(pass, *module).value(), 2);
   std::vector<AlternativeNode> alts = FindAlternatives(*module);
@@ -154,7 +140,7 @@ TEST(RewriterTest, DecisionsSelectPerUse) {
 }
 
 TEST(RewriterTest, BadDecisionsAreRejectedAndChangeNothing) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   ASSERT_EQ(RunDryPass(pass, *module).value(), 2);
   const int64_t count = module->entry()->instruction_count();
@@ -214,7 +200,7 @@ class CyclicCandidatePass : public Pass {
 // the claim is false, which is how the skip shows).
 TEST(RewriterTest, OnlyCandidatesThatMayReadAnythingAreCheckedForCycles) {
   for (CandidateReads reads : {CandidateReads::kAnything, CandidateReads::kOriginalsDependencies}) {
-    auto module = MakeModule();
+    auto module = NegationChainModule();
     const Instruction* n2 = module->entry()->root()->operand(0);
     CyclicCandidatePass pass(reads);
     ASSERT_EQ(RunDryPass(pass, *module).value(), 1);
@@ -247,7 +233,7 @@ class CountingDryPass : public Pass {
 };
 
 TEST(PipelineTest, DryPassHandsBackControlLoopCountTimes) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   int runs = 0;
   Pipeline pipeline("p");
   pipeline.AddPass(CreatePass("dce").value());
@@ -268,7 +254,7 @@ TEST(PipelineTest, DryPassHandsBackControlLoopCountTimes) {
 }
 
 TEST(PipelineTest, FixedPointPipelineResumesAfterTheDryPass) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass test_pass;
   Pipeline pipeline("fixed", -1);
   pipeline.AddDryPass(std::make_unique<TestPass>());
@@ -304,7 +290,7 @@ class ScriptedPass : public Pass {
 // run was the last change is not run again in it, any other pass is.
 TEST(PipelineTest, FixedPointSkipsAnIdempotentPassNothingChangedSince) {
   for (const bool idempotent : {false, true}) {
-    auto module = MakeModule();
+    auto module = NegationChainModule();
     int first = 0, second = 0;
     Pipeline pipeline("fixed", -1);
     pipeline.AddPass(std::make_unique<ScriptedPass>(1, idempotent, &first));
@@ -315,7 +301,7 @@ TEST(PipelineTest, FixedPointSkipsAnIdempotentPassNothingChangedSince) {
     EXPECT_EQ(second, 2) << idempotent;
   }
   // A later pass's change makes it run again.
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   int first = 0, second = 0;
   Pipeline pipeline("fixed", -1);
   pipeline.AddPass(std::make_unique<ScriptedPass>(1, true, &first));
@@ -599,7 +585,7 @@ TEST(CloneWithChoicesTest, EqualsCloneThenApplyChoicesOnSmallTwins) {
 }
 
 TEST(CloneWithChoicesTest, RejectsBadChoicesAsApplyChoicesDoes) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   ASSERT_GT(RunDryPass(pass, *module).value(), 0);
   const size_t n = FindAlternatives(*module).size();
@@ -618,7 +604,7 @@ TEST(CloneWithChoicesTest, RejectsBadChoicesAsApplyChoicesDoes) {
 // The copy marks what it keeps by unique id: ids shared by several
 // instructions, or past its table, must fall back without changing the copy.
 TEST(CloneWithChoicesTest, SharedAndHugeIdsMatch) {
-  auto module = MakeModule();
+  auto module = NegationChainModule();
   TestPass pass;
   ASSERT_GT(RunDryPass(pass, *module).value(), 0);
   int64_t k = 0;
@@ -642,28 +628,14 @@ TEST(CloneWithChoicesTest, SharedAndHugeIdsMatch) {
 // An alternatives node choosing another one, and control edges: the
 // in-place path's result, whatever the selection order makes of it.
 TEST(CloneWithChoicesTest, NestedAlternativesAndControlEdgesMatch) {
-  auto module = MakeModule();
-  Computation* main = module->entry();
-  Instruction* p = main->parameter(0);
-  Instruction* add = main->root();
-  Instruction* n2 = add->operand(0);
-  Instruction* e = add->operand(1);
-  const Shape& s = p->shape();
-  Instruction* abs = main->AddInstruction(Instruction::Create(Opcode::kAbs, s, {p}));
-  Instruction* neg = main->AddInstruction(Instruction::Create(Opcode::kNegate, s, {p}));
-  Instruction* inner =
-      main->AddInstruction(Instruction::Create(Opcode::kAlternatives, s, {n2, abs}));
-  Instruction* outer =
-      main->AddInstruction(Instruction::Create(Opcode::kAlternatives, s, {e, inner, neg}));
-  add->ReplaceOperandWith(e, outer);
-  add->ReplaceOperandWith(n2, inner);
-  abs->AddControlDependencyTo(e);
+  auto module = NestedAlternativesModule();
+  const Shape& s = module->entry()->parameter(0)->shape();
   for (const std::vector<int64_t>& choices :
        {std::vector<int64_t>{0, 0}, {1, 1}, {0, 1}, {1, 2}, {0, 2}}) {
     ExpectCloneWithChoicesMatches(*module, choices);
   }
   // Control edges alone keep the copying path; dead ends drop theirs.
-  auto plain = MakeModule();
+  auto plain = NegationChainModule();
   Instruction* q = plain->entry()->parameter(0);
   Instruction* x = plain->entry()->AddInstruction(Instruction::Create(Opcode::kAbs, s, {q}));
   Instruction* alt = plain->entry()->AddInstruction(Instruction::Create(
