@@ -168,8 +168,9 @@ class HloRewriteEnv {
   // offered and used by the next step.
   std::vector<AlternativeNode> alternatives_;
   // module_'s entry in post-order (MakePostOrder), kept from the walk that
-  // found alternatives_ so that the next step's copy need not walk it again;
-  // empty when that walk did not order the entry.
+  // found alternatives_ so that the next step (which stores the entry in
+  // that order, less what it prunes) need not walk it again; empty when
+  // that walk did not order the entry.
   std::vector<Instruction*> entry_order_;
   // With dry_stages, while a round goes on past its first step: the module
   // of that step, with the alternatives then offered (kept rather than

@@ -201,7 +201,8 @@ absl::Status ApplyChoices(Module& module, absl::Span<const AlternativeNode> alts
   Select(module, alts, choices);
   // Each such computation still there is stored in that order, less what
   // was pruned. What was pruned is freed: its pointers (and those of the
-  // computations pruned away) are only compared, never read.
+  // computations pruned away) are only compared, never read, and selecting
+  // and pruning make nothing new, so no freed address is in use again.
   absl::flat_hash_set<const Instruction*> left;
   size_t begin = 0;
   for (const auto& [recorded, end] : ends) {
