@@ -169,6 +169,8 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     return absl::FailedPreconditionError(
         "the episode is over (terminated or truncated): call reset");
   }
+  // Checked first, so that an error from ApplyChoices below comes after
+  // editing and is undone.
   RETURN_IF_ERROR(CheckChoices(alternatives_, choices));
   const bool takes_some =
       std::any_of(choices.begin(), choices.end(), [](int64_t c) { return c != 0; });
@@ -197,7 +199,6 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
   std::vector<AlternativeNode> saved_alternatives = std::move(alternatives_);
   std::vector<Instruction*> saved_entry_order = std::move(entry_order_);
   const DryCursor saved_dry = dry_;
-  const GraphSize saved_size = graph_size_;
   auto undo = [&](absl::Status failure) -> absl::Status {
     info_ = std::move(saved_info);
     dry_ = saved_dry;
@@ -206,7 +207,6 @@ absl::StatusOr<double> HloRewriteEnv::Step(absl::Span<const int64_t> choices) {
     choice_counts_ = std::move(saved_counts);
     alternatives_ = std::move(saved_alternatives);
     entry_order_ = std::move(saved_entry_order);
-    graph_size_ = saved_size;
     return failure;
   };
   if (absl::Status s = RunPassSpecs(spec_.post_passes, *module_); !s.ok()) return undo(s);

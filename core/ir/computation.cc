@@ -162,8 +162,8 @@ absl::Status Computation::StoreInOrder(absl::Span<Instruction* const> order) {
 void Computation::StoreAsCloned() {
   thread_local std::vector<Instruction*> order;
   MakePostOrder(order);
-  for (size_t i = 0; i < order.size(); ++i) instructions_[i].release();
-  for (size_t i = 0; i < order.size(); ++i) instructions_[i].reset(order[i]);
+  // A post-order lists every instruction once, so this cannot fail.
+  (void)StoreInOrder(order);
   for (Instruction* inst : order) {
     inst->users_.clear();
     if (inst->extras_ != nullptr) inst->extras_->control_successors.clear();
