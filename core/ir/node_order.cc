@@ -18,11 +18,16 @@ void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
     computations->clear();
     computations->reserve(module.instruction_count());
   }
+  // One post-order buffer for all computations: a module holds a fused
+  // computation per dry-pass candidate (~1,400 in a gpt2 step), and a fresh
+  // vector for each was a malloc and a free per computation per observation.
+  thread_local std::vector<Instruction*> post_order;
   const auto& all = module.computations();
   for (size_t c = 0; c < all.size(); ++c) {
-    for (Instruction* inst : all[c]->MakePostOrder()) {
-      order.push_back(inst);
-      if (computations != nullptr) computations->push_back(static_cast<int32_t>(c));
+    all[c]->MakePostOrder(post_order);
+    order.insert(order.end(), post_order.begin(), post_order.end());
+    if (computations != nullptr) {
+      computations->insert(computations->end(), post_order.size(), static_cast<int32_t>(c));
     }
   }
 }
