@@ -53,6 +53,7 @@ Instruction* Computation::AddInstruction(std::unique_ptr<Instruction> instructio
     }
   }
   inst->set_parent(this);
+  linked_as_cloned_ = false;
   if (parent_ != nullptr) {
     if (inst->unique_id() < 0) inst->set_unique_id(parent_->NextUniqueId());
     if (inst->name().empty()) {
@@ -101,6 +102,7 @@ absl::Status Computation::RemoveInstruction(Instruction* instruction) {
   instruction->DetachOperands();
   instruction->DropAllControlDependencies();
   instructions_.erase(it);
+  linked_as_cloned_ = false;
   return absl::OkStatus();
 }
 
@@ -116,6 +118,7 @@ void Computation::RemoveInstructionsIf(
     if (inst.get() != root_ && dead(inst.get())) doomed.push_back(inst.get());
   }
   if (doomed.empty()) return;
+  linked_as_cloned_ = false;
   for (Instruction* inst : doomed) {
     inst->DetachOperands();
     inst->DropAllControlDependencies();
@@ -156,10 +159,12 @@ absl::Status Computation::StoreInOrder(absl::Span<Instruction* const> order) {
   for (std::unique_ptr<Instruction>& stored : instructions_) stored.release();
   for (size_t i = 0; i < order.size(); ++i) instructions_[i].reset(order[i]);
   stored_in_order_ = false;  // not known: MakePostOrder checks
+  linked_as_cloned_ = false;
   return absl::OkStatus();
 }
 
 void Computation::StoreAsCloned() {
+  if (linked_as_cloned_ && stored_in_order_) return;
   thread_local std::vector<Instruction*> order;
   MakePostOrder(order);
   // A post-order lists every instruction once, so this cannot fail.
@@ -184,6 +189,7 @@ void Computation::StoreAsCloned() {
     }
   }
   stored_in_order_ = true;
+  linked_as_cloned_ = true;
 }
 
 absl::Status Computation::RemoveParameter(int64_t i) {
@@ -202,6 +208,7 @@ absl::Status Computation::RemoveParameter(int64_t i) {
   instructions_.erase(
       std::find_if(instructions_.begin(), instructions_.end(),
                    [&](const auto& p) { return p.get() == param; }));
+  linked_as_cloned_ = false;
   return absl::OkStatus();
 }
 

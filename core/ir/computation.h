@@ -112,6 +112,12 @@ class Computation {
   // edges clears it (a conservative flag: false only costs the walk).
   friend class Instruction;
   bool stored_in_order_ = true;
+  // True while StoreAsCloned would change nothing: set by it, cleared by any
+  // change to the storage or to a user or control-successor list here
+  // (Instruction::NoteLinksEdited). Most of a module's computations are
+  // fused ones no step touches; relinking each of them every step was ~2% of
+  // an env step.
+  bool linked_as_cloned_ = false;
 };
 
 }  // namespace hlogym

@@ -50,7 +50,10 @@ void Instruction::InitOperands(absl::Span<Instruction* const> operands) {
     Instruction* operand = operands[i];
     operands_.push_back(operand);
     const auto seen = operands.begin() + static_cast<ptrdiff_t>(i);
-    if (std::find(operands.begin(), seen, operand) == seen) operand->users_.push_back(this);
+    if (std::find(operands.begin(), seen, operand) == seen) {
+      operand->users_.push_back(this);
+      operand->NoteLinksEdited();
+    }
   }
 }
 
@@ -121,16 +124,24 @@ bool Instruction::IsRoot() const {
 void Instruction::AddUser(Instruction* user) {
   if (std::find(users_.begin(), users_.end(), user) == users_.end()) {
     users_.push_back(user);
+    NoteLinksEdited();
   }
 }
 
 void Instruction::RemoveUser(Instruction* user) {
   auto it = std::find(users_.begin(), users_.end(), user);
-  if (it != users_.end()) users_.erase(it);
+  if (it != users_.end()) {
+    users_.erase(it);
+    NoteLinksEdited();
+  }
 }
 
 void Instruction::NoteDependenciesEdited() {
   if (parent_ != nullptr) parent_->stored_in_order_ = false;
+}
+
+void Instruction::NoteLinksEdited() {
+  if (parent_ != nullptr) parent_->linked_as_cloned_ = false;
 }
 
 void Instruction::AppendOperand(Instruction* operand) {
@@ -141,7 +152,10 @@ void Instruction::AppendOperand(Instruction* operand) {
   const bool reads = std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
   NoteDependenciesEdited();
   operands_.push_back(operand);
-  if (!reads) operand->users_.push_back(this);
+  if (!reads) {
+    operand->users_.push_back(this);
+    operand->NoteLinksEdited();
+  }
 }
 
 void Instruction::ReplaceOperandWith(int64_t i, Instruction* new_operand) {
@@ -205,6 +219,7 @@ void Instruction::AddControlDependencyTo(Instruction* successor) {
   Links& successors = extras().control_successors;
   if (std::find(successors.begin(), successors.end(), successor) != successors.end()) return;
   successors.push_back(successor);
+  NoteLinksEdited();
   successor->extras().control_predecessors.push_back(this);
   successor->NoteDependenciesEdited();
 }
@@ -218,7 +233,9 @@ void Instruction::DropAllControlDependencies() {
   for (Instruction* predecessor : extras_->control_predecessors) {
     auto& succs = predecessor->extras_->control_successors;
     succs.erase(std::remove(succs.begin(), succs.end(), this), succs.end());
+    predecessor->NoteLinksEdited();
   }
+  if (!extras_->control_successors.empty()) NoteLinksEdited();
   extras_->control_successors.clear();
   extras_->control_predecessors.clear();
 }

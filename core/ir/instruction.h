@@ -203,6 +203,9 @@ class Instruction {
   // Tells the parent computation its storage may no longer be in
   // dependency order (Computation::stored_in_order_).
   void NoteDependenciesEdited();
+  // Tells the parent computation a user or control-successor list of this
+  // instruction changed (Computation::linked_as_cloned_).
+  void NoteLinksEdited();
 
   // Inline up to two: most instructions have at most two operands and users
   // and one callee, and a module is copied every environment step, so each

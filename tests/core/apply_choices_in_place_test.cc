@@ -21,7 +21,9 @@ namespace {
 
 std::unique_ptr<Module> LoadWithOffers(const std::filesystem::path& path, Pass& pass) {
   std::unique_ptr<Module> module = fusion_test::LoadFile(path);
-  if (module != nullptr) EXPECT_TRUE(RunDryPass(pass, *module).ok()) << path;
+  if (module != nullptr) {
+    EXPECT_TRUE(RunDryPass(pass, *module).ok()) << path;
+  }
   return module;
 }
 
@@ -126,6 +128,53 @@ TEST(ComputationStoreTest, StoreInOrderTakesOnlyAnOrderOfItsOwnInstructions) {
   EXPECT_EQ(main->instructions().front().get(), reversed.front());
   module->StoreAsCloned();
   EXPECT_EQ(DescribeModule(*module), DescribeModule(*module->Clone()));
+}
+
+// StoreAsCloned skips a computation it stored already unless its storage or
+// links changed since: each edit here leaves a user or control-successor list
+// out of storage order (so the module differs from its copy), after the
+// module was stored as cloned, and storing it again must relink it.
+TEST(ComputationStoreTest, EditsAfterStoringAsClonedAreRelinked) {
+  struct Edit {
+    const char* what;
+    void (*apply)(Computation& main);
+  };
+  // The chain's entry in storage order: p, n1, n2, e, add(n2, e).
+  const Edit edits[] = {
+      {"new users stored in another order than made",
+       [](Computation& main) {
+         Instruction* p = main.instructions()[0].get();
+         auto a = Instruction::Create(Opcode::kNegate, p->shape(), {p});
+         auto b = Instruction::Create(Opcode::kExp, p->shape(), {p});
+         main.AddInstruction(std::move(b));
+         main.AddInstruction(std::move(a));
+       }},
+      {"an operand replaced and put back",
+       [](Computation& main) {
+         Instruction* n1 = main.instructions()[1].get();
+         Instruction* n2 = main.instructions()[2].get();
+         Instruction* e = main.instructions()[3].get();
+         e->ReplaceOperandWith(int64_t{0}, n1);
+         e->ReplaceOperandWith(int64_t{0}, n2);
+       }},
+      {"control edges added against storage order",
+       [](Computation& main) {
+         Instruction* n1 = main.instructions()[1].get();
+         main.instructions()[3]->ReplaceOperandWith(int64_t{0}, n1);  // e reads n1: n2 -> e is free
+         n1->AddControlDependencyTo(main.instructions()[3].get());
+         n1->AddControlDependencyTo(main.instructions()[2].get());
+       }},
+  };
+  for (const Edit& edit : edits) {
+    std::unique_ptr<Module> module = NegationChainModule();
+    module->StoreAsCloned();
+    ASSERT_EQ(DescribeModule(*module), DescribeModule(*module->Clone())) << edit.what;
+    edit.apply(*module->entry());
+    ASSERT_NE(DescribeModule(*module), DescribeModule(*module->Clone()))
+        << edit.what << ": the edit must leave the module unlike its copy";
+    module->StoreAsCloned();
+    EXPECT_EQ(DescribeModule(*module), DescribeModule(*module->Clone())) << edit.what;
+  }
 }
 
 }  // namespace
