@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -84,6 +85,8 @@ Batch::Batch(int64_t batch_size, const FeatureLimits& l) : size_(batch_size) {
   }
   extents_.assign(b, GraphCounts());
   touched_.assign(b, GraphCounts());
+  oversized_writes_.assign(b, 0);
+  last_writer_.assign(b, -1);
 }
 
 void Batch::Add(std::string name, DType dtype, std::vector<int64_t> shape) {
@@ -128,9 +131,12 @@ void Batch::ClearRow(int64_t i) const {
   }
   extents_[i] = GraphCounts();
   touched_[i] = GraphCounts();
+  oversized_writes_[i] = 0;
+  last_writer_[i] = -1;
 }
 
-void Batch::ReleaseUnused(int64_t i) const {
+void Batch::ReleaseUnused(int64_t i, int32_t env_id) const {
+  const bool same_writer = std::exchange(last_writer_[i], env_id) == env_id;
   const GraphCounts& used = extents_[i];
   GraphCounts& touched = touched_[i];
   touched.nodes = std::max(touched.nodes, used.nodes);
@@ -149,7 +155,13 @@ void Batch::ReleaseUnused(int64_t i) const {
   for (BatchField f : kEdgeZeroFields) edge_bytes += item_bytes(f);
   const int64_t used_bytes = used.nodes * node_bytes + used.edges * edge_bytes;
   const int64_t touched_bytes = touched.nodes * node_bytes + touched.edges * edge_bytes;
-  if (touched_bytes - used_bytes < (int64_t{1} << 20) || touched_bytes <= 2 * used_bytes) return;
+  int32_t& oversized = oversized_writes_[i];
+  if (touched_bytes - used_bytes < (int64_t{1} << 20) || touched_bytes <= 2 * used_bytes) {
+    oversized = 0;
+    return;
+  }
+  if (++oversized < kReleaseAfterWrites && !same_writer) return;
+  oversized = 0;
   auto trim = [&](BatchField field, int64_t from, int64_t to) {
     const int64_t per_item = item_bytes(field);
     uint8_t* row = arrays_[field].data.get() + i * row_bytes(field);

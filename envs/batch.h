@@ -58,13 +58,19 @@ class Batch {
   // writes past a graph: zeros, masks 0, node and edge indices -1) with zero
   // step results, for an environment that has no graph to show.
   void ClearRow(int64_t i) const;
-  // After a write to row i: hands the node and edge feature pages past what
-  // the write used back to the OS (they read as zeros, the padding) once
-  // earlier writes used more than twice as much and at least 1 MiB more. A
-  // row sized for the widest graph (~13 MB at 32768 nodes and 131072 edges)
-  // that once held one would otherwise stay resident for good, and over a
-  // long run every row of a 64-env pool does.
-  void ReleaseUnused(int64_t i) const;
+  // After env `env_id` wrote row i: hands the node and edge feature pages
+  // past what the write used back to the OS (they read as zeros, the
+  // padding) once earlier writes used more than twice as much and at least
+  // 1 MiB more. A row sized for the widest graph (~13 MB at 32768 nodes and
+  // 131072 edges) that once held one would otherwise stay resident for good,
+  // and over a long run every row of a 64-env pool does. At once when the
+  // same env wrote the row before (a sync pool's rows: that env's graph
+  // shrank); else only after kReleaseAfterWrites such writes in a row: an
+  // async pool's rows take whichever envs finish, large and small in turn,
+  // and handing pages back at each small one had the next large one fault
+  // them in again (~15% of a 16-env async pool's CPU).
+  void ReleaseUnused(int64_t i, int32_t env_id) const;
+  static constexpr int kReleaseAfterWrites = 8;
 
   // Per-environment results, by row.
   int32_t& env_id(int64_t i) const { return Get<int32_t>(kEnvIdField, i); }
@@ -100,6 +106,8 @@ class Batch {
   std::vector<std::string> errors_;
   mutable std::vector<GraphCounts> extents_;
   mutable std::vector<GraphCounts> touched_;  // high-water of extents_ since the last release
+  mutable std::vector<int32_t> oversized_writes_;  // writes in a row that used under half of touched_
+  mutable std::vector<int32_t> last_writer_;       // the env that last wrote the row (-1: none)
 };
 
 }  // namespace hlogym

@@ -123,7 +123,7 @@ void EnvPool::WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row)
   const EnvInfo& info = env.info();
   absl::StatusOr<GraphCounts> counts = env.Observe(batch.Observation(row), batch.extent(row));
   if (!counts.ok()) batch.ClearRow(row);  // no stale graph from the buffer's last use
-  batch.ReleaseUnused(row);
+  batch.ReleaseUnused(row, env_id);
   batch.env_id(row) = env_id;
   batch.reward(row) = static_cast<float>(reward);
   batch.terminated(row) = info.terminated;

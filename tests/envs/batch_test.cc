@@ -124,11 +124,19 @@ TEST(BatchTest, ReleaseUnusedHandsBackWhatABigGraphLeftAndKeepsTheRow) {
   std::memset(node0, 0, node_row);
   std::memset(edge0, 0, edge_row);
   *batch.extent(0) = GraphCounts{16384, 65536, 0};
-  batch.ReleaseUnused(0);  // nothing: the row uses what it touched
+  batch.ReleaseUnused(0, /*env_id=*/7);  // nothing: the row uses what it touched
   const int64_t before = ResidentPages(node0 + node_row / 2, node0 + node_row);
   EXPECT_GT(before, 0);
-  ASSERT_TRUE(WriteObservation(*small, limits, batch.Observation(0), batch.extent(0)).ok());
-  batch.ReleaseUnused(0);
+  // Written by other envs in turn (an async pool's rows), the pages are kept
+  // while fewer than kReleaseAfterWrites small graphs came in a row (a large
+  // one coming back would fault them in again), then handed back.
+  for (int k = 1; k <= Batch::kReleaseAfterWrites; ++k) {
+    ASSERT_TRUE(WriteObservation(*small, limits, batch.Observation(0), batch.extent(0)).ok());
+    batch.ReleaseUnused(0, k % 2);
+    if (k < Batch::kReleaseAfterWrites) {
+      EXPECT_EQ(ResidentPages(node0 + node_row / 2, node0 + node_row), before) << k;
+    }
+  }
   EXPECT_EQ(ResidentPages(node0 + node_row / 2, node0 + node_row), 0);
   EXPECT_EQ(ResidentPages(edge0 + edge_row / 2, edge0 + edge_row), 0);
 
@@ -140,10 +148,28 @@ TEST(BatchTest, ReleaseUnusedHandsBackWhatABigGraphLeftAndKeepsTheRow) {
   // A row that keeps about the size it had keeps its pages.
   std::memset(node0, 0, node_row);
   *batch.extent(0) = GraphCounts{16000, 0, 0};
-  batch.ReleaseUnused(0);
-  *batch.extent(0) = GraphCounts{9000, 0, 0};
-  batch.ReleaseUnused(0);
+  batch.ReleaseUnused(0, 7);
+  for (int k = 0; k < 2 * Batch::kReleaseAfterWrites; ++k) {
+    *batch.extent(0) = GraphCounts{9000, 0, 0};
+    batch.ReleaseUnused(0, 7);
+  }
   EXPECT_GE(ResidentPages(node0 + node_row * 3 / 4, node0 + node_row), before / 2 - 1);
+
+  // Nor does a row whose graphs from other envs are large and small in turn:
+  // a large one between the small ones starts the count again.
+  for (int k = 0; k < 4 * Batch::kReleaseAfterWrites; ++k) {
+    *batch.extent(0) = GraphCounts{k % Batch::kReleaseAfterWrites == 0 ? 16000 : 10, 0, 0};
+    batch.ReleaseUnused(0, k % 2);
+  }
+  EXPECT_GE(ResidentPages(node0 + node_row * 3 / 4, node0 + node_row), before / 2 - 1);
+
+  // The env that wrote the row before, now with a small graph (a sync
+  // pool's row: its env's graph shrank), has the pages handed back at once.
+  *batch.extent(0) = GraphCounts{16384, 0, 0};
+  batch.ReleaseUnused(0, 7);
+  *batch.extent(0) = GraphCounts{10, 0, 0};
+  batch.ReleaseUnused(0, 7);
+  EXPECT_EQ(ResidentPages(node0 + node_row / 2, node0 + node_row), 0);
 }
 
 }  // namespace
