@@ -7,7 +7,8 @@
 // resets that environment, ignores its action and returns reward 0.
 // A synchronous step deals its envs to the threads longest first, each env
 // kept on its thread where the loads allow (envs/env_pool_schedule.h); async
-// steps run on the workers and on Recv's thread while it waits.
+// steps run on the workers and on Recv's thread while it waits, each env's
+// on the thread that ran its last one unless that thread is busy.
 #pragma once
 
 #include <atomic>
@@ -101,8 +102,10 @@ class EnvPool {
   Outcome AdvanceEnv(int32_t env_id, const int64_t* action);
   void WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row);
   void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row);
-  // Async: runs the first queued job, if any (a worker's task, or Recv's
-  // thread while it waits); false when the queue was empty.
+  // Async: runs a queued job, if any (a worker's task, or Recv's thread
+  // while it waits): the oldest of this thread's queue unless a job
+  // elsewhere was sent more than batch_size jobs before it, else the
+  // oldest of all; false when every queue was empty.
   bool RunQueuedJob();
   // Async completion: claims a row in the open batch.
   std::pair<std::shared_ptr<Slot>, int64_t> ClaimRow();
@@ -131,8 +134,22 @@ class EnvPool {
   struct Job {
     int32_t env_id = -1;
     std::vector<int64_t> action;
+    int64_t sent = 0;  // its place in the order jobs were sent
   };
-  std::deque<Job> jobs_;  // sent, not started
+  // Sent, not started: one queue per arena slot, each env's job queued to
+  // the slot that ran its last one (job_home_). An env's module is made and
+  // freed by its steps; on the thread that made it, it is in that core's
+  // cache and its memory goes back to that thread's allocator arena (envs
+  // run by whichever thread was free cost a 2-thread async pool about a
+  // fifth of its steps per CPU second, as they did the sync pool before
+  // StepSchedule kept envs home). Only while no job waits much longer than
+  // the rest: a thread that kept to its own queue while the other thread was
+  // slow to start (or busy with a long step) left that thread's envs
+  // waiting for good.
+  std::vector<std::deque<Job>> jobs_;
+  std::vector<int> job_home_;
+  int64_t queued_ = 0;   // jobs in all queues
+  int64_t sent_ = 0;     // jobs ever queued
   int64_t pending_ = 0;  // queued async results not yet handed out
 };
 

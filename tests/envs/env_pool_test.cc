@@ -2,6 +2,7 @@
 // determinism across thread counts, bad actions, buffer ownership.
 #include "envs/env_pool.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <set>
@@ -146,6 +147,68 @@ TEST(EnvPoolTest, AsyncWithOneThreadStepsInRecv) {
     ASSERT_TRUE(pool->Send(std::vector<int64_t>(2 * width, 0), ids).ok());
   }
   for (int32_t id = 0; id < 4; ++id) EXPECT_GE(seen.count(id), 1u) << "env " << id;
+}
+
+// Each env's async steps (2 threads, envs queued to the thread that ran
+// them last, taken by the other when it is idle) come out as a sync pool
+// steps it with the same actions: no step lost, repeated or given another
+// env's state, whichever thread ran it.
+TEST(EnvPoolTest, AsyncStepsEachEnvAsSyncDoes) {
+  constexpr int64_t kEnvs = 6;
+  auto async = MakePool(kEnvs, 2, /*batch=*/2, /*max_steps=*/6);
+  const int64_t width = async->spec().limits.max_alternatives;
+  // Env e's k-th action: a fixed legal choice per alternative slot.
+  auto action = [&](const Batch& batch, int64_t row, int64_t k) {
+    std::vector<int64_t> a(width, 0);
+    const int32_t* counts = batch.arrays()[kAltNumChoicesField].row<int32_t>(row);
+    for (int64_t s = 0; s < batch.num_alternatives(row); ++s) {
+      a[s] = (batch.env_id(row) + k + s) % counts[s];
+    }
+    return a;
+  };
+  struct Seen {
+    uint64_t fingerprint;
+    float reward;
+    int32_t step;
+    bool done;
+  };
+  std::vector<std::vector<Seen>> seen(kEnvs);
+  std::vector<std::vector<std::vector<int64_t>>> sent(kEnvs);
+  ASSERT_TRUE(async->AsyncReset().ok());
+  for (int round = 0; round < 40; ++round) {
+    std::shared_ptr<Batch> batch = async->Recv().value();
+    std::vector<int64_t> actions;
+    std::vector<int32_t> ids;
+    for (int64_t r = 0; r < batch->size(); ++r) {
+      const int32_t id = batch->env_id(r);
+      seen[id].push_back({batch->fingerprint(r), batch->reward(r), batch->elapsed_step(r),
+                          batch->terminated(r) || batch->truncated(r)});
+      std::vector<int64_t> a = action(*batch, r, static_cast<int64_t>(sent[id].size()));
+      sent[id].push_back(a);
+      actions.insert(actions.end(), a.begin(), a.end());
+      ids.push_back(id);
+    }
+    ASSERT_TRUE(async->Send(actions, ids).ok());
+  }
+  auto sync = MakePool(kEnvs, 1, 0, /*max_steps=*/6);
+  std::shared_ptr<Batch> batch = sync->Reset(std::nullopt, {}).value();
+  size_t longest = 0;
+  for (const auto& s : seen) longest = std::max(longest, s.size());
+  for (size_t k = 0; k < longest; ++k) {
+    std::vector<int64_t> actions(kEnvs * width, 0);
+    for (int64_t e = 0; e < kEnvs; ++e) {
+      if (k < seen[e].size()) {
+        const Seen& want = seen[e][k];
+        EXPECT_EQ(batch->fingerprint(e), want.fingerprint) << "env " << e << " step " << k;
+        EXPECT_EQ(batch->reward(e), want.reward) << "env " << e << " step " << k;
+        EXPECT_EQ(batch->elapsed_step(e), want.step) << "env " << e << " step " << k;
+        EXPECT_EQ(batch->terminated(e) || batch->truncated(e), want.done) << "env " << e;
+        std::copy(sent[e][k].begin(), sent[e][k].end(), actions.begin() + e * width);
+      }
+    }
+    batch = sync->Step(actions).value();
+  }
+  for (int64_t e = 0; e < kEnvs; ++e) EXPECT_GE(seen[e].size(), 3u) << "env " << e;
 }
 
 TEST(EnvPoolTest, BuffersHeldOutsideAreNeverReused) {
