@@ -22,7 +22,9 @@ EnvPool::EnvPool(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
       arena_(options.num_threads),
       jobs_(options.num_threads) {
   job_home_.resize(options.num_envs);
-  for (int64_t i = 0; i < options.num_envs; ++i) job_home_[i] = static_cast<int>(i % options.num_threads);
+  for (int64_t i = 0; i < options.num_envs; ++i) {
+    job_home_[i] = static_cast<int>(i % options.num_threads);
+  }
 }
 
 EnvPool::~EnvPool() {
@@ -265,8 +267,9 @@ absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
                                                            actions.begin() + (r + 1) * width),
                                       sent_++});
     }
-    // One task per job for the arena's workers; a task runs whichever job
-    // is first in the queue, or nothing when Recv's thread got there first.
+    // One task per job for the arena's workers; a task runs the job
+    // RunQueuedJob picks for its thread, or nothing when every queue was
+    // emptied first (by Recv's thread, or by other tasks).
     // One thread has no workers: Recv runs every job.
     if (num_threads() == 1) continue;
     task_spawn_.HandOff();
