@@ -68,7 +68,7 @@ class Batch {
   // shrank); else only after kReleaseAfterWrites such writes in a row: an
   // async pool's rows take whichever envs finish, large and small in turn,
   // and handing pages back at each small one had the next large one fault
-  // them in again (~15% of a 16-env async pool's CPU).
+  // them in again (~13% of a 16-env async pool's CPU).
   void ReleaseUnused(int64_t i, int32_t env_id) const;
   static constexpr int kReleaseAfterWrites = 8;
 
@@ -106,8 +106,10 @@ class Batch {
   std::vector<std::string> errors_;
   mutable std::vector<GraphCounts> extents_;
   mutable std::vector<GraphCounts> touched_;  // high-water of extents_ since the last release
-  mutable std::vector<int32_t> oversized_writes_;  // writes in a row that used under half of touched_
-  mutable std::vector<int32_t> last_writer_;       // the env that last wrote the row (-1: none)
+  // Writes in a row that used under half of touched_, and the env that
+  // wrote the row last (-1: none).
+  mutable std::vector<int32_t> oversized_writes_;
+  mutable std::vector<int32_t> last_writer_;
 };
 
 }  // namespace hlogym

@@ -8,7 +8,8 @@
 // A synchronous step deals its envs to the threads longest first, each env
 // kept on its thread where the loads allow (envs/env_pool_schedule.h); async
 // steps run on the workers and on Recv's thread while it waits, each env's
-// on the thread that ran its last one unless that thread is busy.
+// queued to the thread that ran its last one (another takes it once it has
+// waited more than a batch longer than that thread's next job).
 #pragma once
 
 #include <atomic>

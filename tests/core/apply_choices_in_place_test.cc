@@ -159,10 +159,14 @@ TEST(ComputationStoreTest, EditsAfterStoringAsClonedAreRelinked) {
        }},
       {"control edges added against storage order",
        [](Computation& main) {
+         // n1's control successors listed e then n2, against storage order
+         // (e reads n1 instead of n2 first, so nothing orders n2 before e).
          Instruction* n1 = main.instructions()[1].get();
-         main.instructions()[3]->ReplaceOperandWith(int64_t{0}, n1);  // e reads n1: n2 -> e is free
-         n1->AddControlDependencyTo(main.instructions()[3].get());
-         n1->AddControlDependencyTo(main.instructions()[2].get());
+         Instruction* n2 = main.instructions()[2].get();
+         Instruction* e = main.instructions()[3].get();
+         e->ReplaceOperandWith(int64_t{0}, n1);
+         n1->AddControlDependencyTo(e);
+         n1->AddControlDependencyTo(n2);
        }},
   };
   for (const Edit& edit : edits) {
