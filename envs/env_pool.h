@@ -140,13 +140,11 @@ class EnvPool {
   // Sent, not started: one queue per arena slot, each env's job queued to
   // the slot that ran its last one (job_home_). An env's module is made and
   // freed by its steps; on the thread that made it, it is in that core's
-  // cache and its memory goes back to that thread's allocator arena (envs
-  // run by whichever thread was free cost a 2-thread async pool about a
-  // fifth of its steps per CPU second, as they did the sync pool before
-  // StepSchedule kept envs home). Only while no job waits much longer than
-  // the rest: a thread that kept to its own queue while the other thread was
-  // slow to start (or busy with a long step) left that thread's envs
-  // waiting for good.
+  // cache and its memory goes back to that thread's allocator arena (one
+  // shared queue, run by whichever thread was free, had a 64-env 2-thread
+  // async pool 13% slower; docs/benchmarks.md, "Stop 32"). Only while no
+  // job waits much longer than the rest: a thread keeping to its own queue
+  // would leave the envs queued to a slow or busy thread waiting on it.
   std::vector<std::deque<Job>> jobs_;
   std::vector<int> job_home_;
   int64_t queued_ = 0;   // jobs in all queues
