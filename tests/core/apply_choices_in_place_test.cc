@@ -135,45 +135,43 @@ TEST(ComputationStoreTest, StoreInOrderTakesOnlyAnOrderOfItsOwnInstructions) {
 // out of storage order (so the module differs from its copy), after the
 // module was stored as cloned, and storing it again must relink it.
 TEST(ComputationStoreTest, EditsAfterStoringAsClonedAreRelinked) {
+  // The chain's entry in storage order: p, n1, n2, e, add(n2, e).
+  struct Chain {
+    Instruction *p, *n1, *n2, *e;
+  };
   struct Edit {
     const char* what;
-    void (*apply)(Computation& main);
+    void (*apply)(Computation& main, const Chain& c);
   };
-  // The chain's entry in storage order: p, n1, n2, e, add(n2, e).
   const Edit edits[] = {
       {"new users stored in another order than made",
-       [](Computation& main) {
-         Instruction* p = main.instructions()[0].get();
-         auto a = Instruction::Create(Opcode::kNegate, p->shape(), {p});
-         auto b = Instruction::Create(Opcode::kExp, p->shape(), {p});
+       [](Computation& main, const Chain& c) {
+         auto a = Instruction::Create(Opcode::kNegate, c.p->shape(), {c.p});
+         auto b = Instruction::Create(Opcode::kExp, c.p->shape(), {c.p});
          main.AddInstruction(std::move(b));
          main.AddInstruction(std::move(a));
        }},
       {"an operand replaced and put back",
-       [](Computation& main) {
-         Instruction* n1 = main.instructions()[1].get();
-         Instruction* n2 = main.instructions()[2].get();
-         Instruction* e = main.instructions()[3].get();
-         e->ReplaceOperandWith(int64_t{0}, n1);
-         e->ReplaceOperandWith(int64_t{0}, n2);
+       [](Computation&, const Chain& c) {
+         c.e->ReplaceOperandWith(int64_t{0}, c.n1);
+         c.e->ReplaceOperandWith(int64_t{0}, c.n2);
        }},
       {"control edges added against storage order",
-       [](Computation& main) {
+       [](Computation&, const Chain& c) {
          // n1's control successors listed e then n2, against storage order
          // (e reads n1 instead of n2 first, so nothing orders n2 before e).
-         Instruction* n1 = main.instructions()[1].get();
-         Instruction* n2 = main.instructions()[2].get();
-         Instruction* e = main.instructions()[3].get();
-         e->ReplaceOperandWith(int64_t{0}, n1);
-         n1->AddControlDependencyTo(e);
-         n1->AddControlDependencyTo(n2);
+         c.e->ReplaceOperandWith(int64_t{0}, c.n1);
+         c.n1->AddControlDependencyTo(c.e);
+         c.n1->AddControlDependencyTo(c.n2);
        }},
   };
   for (const Edit& edit : edits) {
     std::unique_ptr<Module> module = NegationChainModule();
     module->StoreAsCloned();
     ASSERT_EQ(DescribeModule(*module), DescribeModule(*module->Clone())) << edit.what;
-    edit.apply(*module->entry());
+    Computation& main = *module->entry();
+    auto at = [&](int i) { return main.instructions()[i].get(); };
+    edit.apply(main, Chain{at(0), at(1), at(2), at(3)});
     ASSERT_NE(DescribeModule(*module), DescribeModule(*module->Clone()))
         << edit.what << ": the edit must leave the module unlike its copy";
     module->StoreAsCloned();
