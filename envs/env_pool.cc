@@ -20,12 +20,7 @@ EnvPool::EnvPool(EnvSpec spec, std::shared_ptr<const BenchmarkSet> benchmarks,
     : spec_(std::move(spec)), benchmarks_(std::move(benchmarks)), options_(options),
       schedule_(options.num_envs, options.num_threads),
       arena_(options.num_threads),
-      jobs_(options.num_threads) {
-  job_home_.resize(options.num_envs);
-  for (int64_t i = 0; i < options.num_envs; ++i) {
-    job_home_[i] = static_cast<int>(i % options.num_threads);
-  }
-}
+      jobs_(options.num_envs, options.num_threads) {}
 
 EnvPool::~EnvPool() {
   arena_.execute([&] { async_tasks_.wait(); });
@@ -261,11 +256,8 @@ absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++pending_;
-      ++queued_;
-      jobs_[job_home_[id]].push_back({id,
-                                      std::vector<int64_t>(actions.begin() + r * width,
-                                                           actions.begin() + (r + 1) * width),
-                                      sent_++});
+      jobs_.Push(id, std::vector<int64_t>(actions.begin() + r * width,
+                                          actions.begin() + (r + 1) * width));
     }
     // One task per job for the arena's workers; a task runs the job
     // RunQueuedJob picks for its thread, or nothing when every queue was
@@ -289,24 +281,13 @@ bool EnvPool::RunQueuedJob() {
   // Inside the arena (a task, or Recv's execute): a slot in [0, num_threads).
   const int index = tbb::this_task_arena::current_thread_index();
   const int here = index >= 0 ? index % num_threads() : 0;
-  Job job;
+  std::optional<AsyncJobQueues::Job> taken;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (queued_ == 0) return false;
-    std::deque<Job>* oldest = nullptr;
-    for (std::deque<Job>& queue : jobs_) {
-      if (!queue.empty() && (oldest == nullptr || queue.front().sent < oldest->front().sent)) {
-        oldest = &queue;
-      }
-    }
-    std::deque<Job>& own = jobs_[here];
-    std::deque<Job>& from =
-        !own.empty() && own.front().sent - oldest->front().sent <= batch_size() ? own : *oldest;
-    job = std::move(from.front());
-    from.pop_front();
-    --queued_;
-    job_home_[job.env_id] = here;
+    taken = jobs_.Take(here, batch_size());
   }
+  if (!taken) return false;
+  const AsyncJobQueues::Job& job = *taken;
   // The row is claimed once the env has stepped, so a batch holds the first
   // batch_size envs to finish rather than the first to start (a slow env no
   // longer holds back the ones that started after it); env ids tell the rows
@@ -342,7 +323,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Recv() {
   // idle while the queue waits for the workers (all of them, with one
   // thread: the queue never ran): it runs queued jobs until a batch is ready.
   while (ready_.empty()) {
-    if (queued_ == 0) {
+    if (jobs_.queued() == 0) {
       ready_cv_.wait(lock);  // the last jobs run on workers
       continue;
     }

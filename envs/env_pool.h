@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/base/parallel.h"
+#include "envs/async_job_queues.h"
 #include "envs/batch.h"
 #include "envs/env_pool_schedule.h"
 #include "envs/hlo_rewrite_env.h"
@@ -104,9 +105,8 @@ class EnvPool {
   void WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row);
   void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row);
   // Async: runs a queued job, if any (a worker's task, or Recv's thread
-  // while it waits): the oldest of this thread's queue unless a job
-  // elsewhere was sent more than batch_size jobs before it, else the
-  // oldest of all; false when every queue was empty.
+  // while it waits), the one AsyncJobQueues::Take gives this thread's slot
+  // with a patience of batch_size jobs; false when every queue was empty.
   bool RunQueuedJob();
   // Async completion: claims a row in the open batch.
   std::pair<std::shared_ptr<Slot>, int64_t> ClaimRow();
@@ -132,23 +132,8 @@ class EnvPool {
   std::shared_ptr<Slot> open_;
   int64_t open_rows_ = 0;
   std::deque<std::shared_ptr<Batch>> ready_;
-  struct Job {
-    int32_t env_id = -1;
-    std::vector<int64_t> action;
-    int64_t sent = 0;  // its place in the order jobs were sent
-  };
-  // Sent, not started: one queue per arena slot, each env's job queued to
-  // the slot that ran its last one (job_home_). An env's module is made and
-  // freed by its steps; on the thread that made it, it is in that core's
-  // cache and its memory goes back to that thread's allocator arena (one
-  // shared queue, run by whichever thread was free, had a 64-env 2-thread
-  // async pool 13% slower; docs/benchmarks.md, "Stop 32"). Only while no
-  // job waits much longer than the rest: a thread keeping to its own queue
-  // would leave the envs queued to a slow or busy thread waiting on it.
-  std::vector<std::deque<Job>> jobs_;
-  std::vector<int> job_home_;
-  int64_t queued_ = 0;   // jobs in all queues
-  int64_t sent_ = 0;     // jobs ever queued
+  // Sent, not started (AsyncJobQueues says which a free thread runs).
+  AsyncJobQueues jobs_;
   int64_t pending_ = 0;  // queued async results not yet handed out
 };
 
