@@ -11,6 +11,7 @@
 
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define HLOGYM_TSAN 1
@@ -118,6 +119,20 @@ void ParallelForEach(int64_t begin, int64_t end, Body&& body) {
   ParallelFor(begin, end, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) body(i);
   });
+}
+
+// ParallelFor from inside a task that holds thread-local state (a buffer
+// the loop reads): while it waits for the chunks, the calling thread runs
+// only chunks of this loop, never another task of the arena that could
+// reuse that state before the loop is done. On an arena of one thread, or
+// for fewer than `grain` items, the body runs on the calling thread alone.
+template <typename Body>
+void ParallelForIsolated(int64_t begin, int64_t end, int64_t grain, Body&& body) {
+  if (end - begin < 2 * grain || tbb::this_task_arena::max_concurrency() < 2) {
+    body(begin, end);
+    return;
+  }
+  tbb::this_task_arena::isolate([&] { ParallelFor(begin, end, grain, body); });
 }
 
 }  // namespace hlogym

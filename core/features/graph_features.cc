@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/parallel.h"
 #include "core/base/prefetch.h"
 #include "core/features/attribute_features.h"
 #include "core/ir/node_order.h"
@@ -217,6 +218,61 @@ void ClearBetween(const FeatureLimits& l, const ObservationView& v, const GraphC
   }
 }
 
+// Nodes per chunk of a parallel write: a few hundred microseconds of rows,
+// so that a chunk outweighs handing it to another thread.
+constexpr int64_t kRowsPerChunk = 2048;
+
+// Writes the rows of nodes [lo, hi).
+void WriteNodeRows(const Graph& g, const ObservationView& view, int64_t lo, int64_t hi) {
+  thread_local Log2Memo log2_of;
+  for (int64_t i = lo; i < hi; ++i) {
+    PrefetchAhead(g.nodes, static_cast<size_t>(i), kNodeBytesRead);
+    const Instruction* inst = g.nodes[i];
+    float* f = view.node_features + i * kNodeFeatureCount;
+    std::fill_n(f, kNodeAttrs, 0.f);  // EncodeAttributes writes all its columns
+    const Shape& shape = inst->shape();
+    f[kNodeOpcode] = static_cast<float>(inst->opcode());
+    PutShape(shape, &f[kNodeElementType], &f[kNodeRank], &f[kNodeDims],
+             &f[kNodeLogElements], log2_of);
+    f[kNodeLogBytes] = log2_of.Of(shape.byte_size());
+    f[kNodeTupleSize] = shape.IsTuple() ? static_cast<float>(shape.tuple_size()) : 0.f;
+    const Computation* comp = inst->parent();
+    f[kNodeInFusion] = comp->IsFusionComputation() ? 1.f : 0.f;
+    f[kNodeComputation] = static_cast<float>(g.computation[i]);
+    f[kNodeIsEntry] = comp->IsEntry() ? 1.f : 0.f;
+    f[kNodeIsRoot] = inst->IsRoot() ? 1.f : 0.f;
+    f[kNodeOperandCount] = static_cast<float>(inst->operand_count());
+    f[kNodeUserCount] = static_cast<float>(inst->user_count());
+    f[kNodeIsAlternatives] = inst->opcode() == Opcode::kAlternatives ? 1.f : 0.f;
+    f[kNodeIsCandidate] = g.candidate[i] ? 1.f : 0.f;
+    EncodeAttributes(*inst, f + kNodeAttrs);
+    view.node_opcode[i] = static_cast<int32_t>(inst->opcode());
+    view.node_mask[i] = 1;
+  }
+}
+
+// Writes the rows of edges [lo, hi); their producers' node rows must be
+// written.
+void WriteEdgeRows(const Graph& g, const FeatureLimits& limits, const ObservationView& view,
+                   int64_t lo, int64_t hi) {
+  for (int64_t j = lo; j < hi; ++j) {
+    const Edge& edge = g.edges[j];
+    view.edge_index[j] = edge.source;
+    view.edge_index[limits.max_edges + j] = edge.target;
+    view.edge_mask[j] = 1;
+    float* f = view.edge_features + j * kEdgeFeatureCount;
+    f[kEdgeOperandIndex] = static_cast<float>(edge.operand_index);
+    f[kEdgeType] = static_cast<float>(edge.type);
+    // The producer's shape columns, as PutShape wrote them into its node's
+    // row (no second log2 per edge).
+    const float* p = view.node_features + static_cast<int64_t>(edge.source) * kNodeFeatureCount;
+    f[kEdgeElementType] = p[kNodeElementType];
+    f[kEdgeRank] = p[kNodeRank];
+    f[kEdgeLogElements] = p[kNodeLogElements];
+    std::copy_n(p + kNodeDims, kMaxFeatureDims, f + kEdgeDims);
+  }
+}
+
 GraphCounts Whole(const FeatureLimits& l) {
   return {l.max_nodes, l.max_edges, l.max_alternatives};
 }
@@ -272,48 +328,17 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
   ClearBetween(limits, view, {n, e, a}, last);
   if (extent != nullptr) *extent = GraphCounts{n, e, a};
 
-  thread_local Log2Memo log2_of;
-  for (int64_t i = 0; i < n; ++i) {
-    PrefetchAhead(g.nodes, static_cast<size_t>(i), kNodeBytesRead);
-    const Instruction* inst = g.nodes[i];
-    float* f = view.node_features + i * kNodeFeatureCount;
-    std::fill_n(f, kNodeAttrs, 0.f);  // EncodeAttributes writes all its columns
-    const Shape& shape = inst->shape();
-    f[kNodeOpcode] = static_cast<float>(inst->opcode());
-    PutShape(shape, &f[kNodeElementType], &f[kNodeRank], &f[kNodeDims],
-             &f[kNodeLogElements], log2_of);
-    f[kNodeLogBytes] = log2_of.Of(shape.byte_size());
-    f[kNodeTupleSize] = shape.IsTuple() ? static_cast<float>(shape.tuple_size()) : 0.f;
-    const Computation* comp = inst->parent();
-    f[kNodeInFusion] = comp->IsFusionComputation() ? 1.f : 0.f;
-    f[kNodeComputation] = static_cast<float>(g.computation[i]);
-    f[kNodeIsEntry] = comp->IsEntry() ? 1.f : 0.f;
-    f[kNodeIsRoot] = inst->IsRoot() ? 1.f : 0.f;
-    f[kNodeOperandCount] = static_cast<float>(inst->operand_count());
-    f[kNodeUserCount] = static_cast<float>(inst->user_count());
-    f[kNodeIsAlternatives] = inst->opcode() == Opcode::kAlternatives ? 1.f : 0.f;
-    f[kNodeIsCandidate] = g.candidate[i] ? 1.f : 0.f;
-    EncodeAttributes(*inst, f + kNodeAttrs);
-    view.node_opcode[i] = static_cast<int32_t>(inst->opcode());
-    view.node_mask[i] = 1;
-  }
-
-  for (int64_t j = 0; j < e; ++j) {
-    const Edge& edge = g.edges[j];
-    view.edge_index[j] = edge.source;
-    view.edge_index[limits.max_edges + j] = edge.target;
-    view.edge_mask[j] = 1;
-    float* f = view.edge_features + j * kEdgeFeatureCount;
-    f[kEdgeOperandIndex] = static_cast<float>(edge.operand_index);
-    f[kEdgeType] = static_cast<float>(edge.type);
-    // The producer's shape columns, as PutShape wrote them into its node's
-    // row above (no second log2 per edge).
-    const float* p = view.node_features + static_cast<int64_t>(edge.source) * kNodeFeatureCount;
-    f[kEdgeElementType] = p[kNodeElementType];
-    f[kEdgeRank] = p[kNodeRank];
-    f[kEdgeLogElements] = p[kNodeLogElements];
-    std::copy_n(p + kNodeDims, kMaxFeatureDims, f + kEdgeDims);
-  }
+  // Rows are written in chunks, on whichever of the arena's threads are free:
+  // a sync pool step waits for its largest env (a gpt2 step with 20-40K
+  // nodes), and a thread done with its own envs takes part of that one's
+  // rows. Each chunk writes its own rows, so the arrays are the same.
+  ParallelForIsolated(0, n, kRowsPerChunk, [&](int64_t lo, int64_t hi) {
+    WriteNodeRows(g, view, lo, hi);
+  });
+  // After every node row: an edge row copies its producer's shape columns.
+  ParallelForIsolated(0, e, 4 * kRowsPerChunk, [&](int64_t lo, int64_t hi) {
+    WriteEdgeRows(g, limits, view, lo, hi);
+  });
 
   // CSR offsets by target (edges are grouped by target in node order);
   // padding nodes get empty ranges at the end, so every entry past the

@@ -7,6 +7,7 @@
 #include "core/rewrite/decisions.h"
 #include "core/rewrite/pass.h"
 #include "gtest/gtest.h"
+#include "oneapi/tbb/task_arena.h"
 
 namespace hlogym {
 namespace {
@@ -176,6 +177,47 @@ TEST(GraphFeaturesTest, SparseOrSharedUniqueIdsGiveTheSameObservation) {
     order[i]->set_unique_id(static_cast<int64_t>(order.size() - i));
   }
   expect_same("ids reversed");
+}
+
+// A large graph's rows are written in chunks on the arena's free threads:
+// the arrays must be those one thread writes (chunks meeting at their
+// bounds, every edge row after its producer's node row).
+TEST(GraphFeaturesTest, RowsWrittenOnManyThreadsAreThoseOfOne) {
+  auto module = std::make_unique<Module>("m");
+  auto comp = std::make_unique<Computation>("main");
+  const Shape s = Shape::Array(PrimitiveType::kF32, {4, 8});
+  Instruction* p = comp->AddInstruction(Instruction::CreateParameter(0, s, "p"));
+  Instruction* last = p;
+  for (int i = 0; i < 6000; ++i) {
+    last = comp->AddInstruction(i % 2 == 0 ? Instruction::Create(Opcode::kNegate, s, {last})
+                                           : Instruction::Create(Opcode::kAdd, s, {last, p}));
+  }
+  comp->set_root(last);
+  module->set_entry(module->AddComputation(std::move(comp)));
+  OfferCopyPass pass;  // 3000 alternatives: 12001 nodes
+  ASSERT_EQ(RunDryPass(pass, *module).value(), 3000);
+  const FeatureLimits limits{16384, 32768, 4096, 3};
+  auto write = [&](int threads) {
+    auto b = std::make_unique<Buffers>(limits);
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      EXPECT_EQ(WriteObservation(*module, limits, b->view()).value().nodes, 12001);
+    });
+    return b;
+  };
+  const std::unique_ptr<Buffers> one = write(1);
+  const std::unique_ptr<Buffers> many = write(4);
+  EXPECT_EQ(many->node_features, one->node_features);
+  EXPECT_EQ(many->node_opcode, one->node_opcode);
+  EXPECT_EQ(many->node_mask, one->node_mask);
+  EXPECT_EQ(many->edge_index, one->edge_index);
+  EXPECT_EQ(many->edge_features, one->edge_features);
+  EXPECT_EQ(many->edge_mask, one->edge_mask);
+  EXPECT_EQ(many->in_edge_offsets, one->in_edge_offsets);
+  EXPECT_EQ(many->alt_mask, one->alt_mask);
+  // The last node's row is written, not padding.
+  EXPECT_EQ(one->node_mask[12000], 1);
+  EXPECT_EQ(one->node_mask[12001], 0);
 }
 
 TEST(GraphFeaturesTest, GraphsThatDoNotFitAreErrorsNamingTheLimit) {
