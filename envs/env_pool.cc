@@ -119,10 +119,12 @@ absl::Status EnvPool::CheckActions(absl::Span<const int64_t> actions,
   return absl::OkStatus();
 }
 
-void EnvPool::WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row) {
+void EnvPool::WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row,
+                       RowWriters writers) {
   const HloRewriteEnv& env = *envs_[env_id];
   const EnvInfo& info = env.info();
-  absl::StatusOr<GraphCounts> counts = env.Observe(batch.Observation(row), batch.extent(row));
+  absl::StatusOr<GraphCounts> counts =
+      env.Observe(batch.Observation(row), batch.extent(row), writers);
   if (!counts.ok()) batch.ClearRow(row);  // no stale graph from the buffer's last use
   batch.ReleaseUnused(row, env_id);
   batch.env_id(row) = env_id;
@@ -159,7 +161,8 @@ EnvPool::Outcome EnvPool::AdvanceEnv(int32_t env_id, const int64_t* action) {
   return {false, absl::OkStatus(), *reward};
 }
 
-void EnvPool::WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row) {
+void EnvPool::WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row,
+                           RowWriters writers) {
   if (outcome.reset && !outcome.status.ok()) {
     // No graph to show: an empty row carrying the error, truncated so that
     // the next step resets (and draws) again.
@@ -171,7 +174,7 @@ void EnvPool::WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch,
     needs_reset_[env_id] = 1;
     return;
   }
-  WriteRow(env_id, outcome.reward, batch, row);
+  WriteRow(env_id, outcome.reward, batch, row, writers);
   if (!outcome.status.ok()) {
     // A failed step leaves the env unchanged: show where it stands, with the
     // error, and end the episode so the pool goes on.
@@ -194,11 +197,11 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> se
       const int32_t id = static_cast<int32_t>(i);
       if (mask.empty() || mask[i]) {
         WriteOutcome(id, ResetEnv(id, seed ? std::optional<uint64_t>(*seed + i) : std::nullopt),
-                     *batch, i);
+                     *batch, i, RowWriters::kArena);
       } else if (envs_[i]->in_episode()) {
-        WriteRow(id, 0.0, *batch, i);
+        WriteRow(id, 0.0, *batch, i, RowWriters::kArena);
       } else {
-        WriteOutcome(id, ResetEnv(id, std::nullopt), *batch, i);
+        WriteOutcome(id, ResetEnv(id, std::nullopt), *batch, i, RowWriters::kArena);
       }
     });
   });
@@ -214,7 +217,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Step(absl::Span<const int64_t> a
   arena_.execute([&] {
     schedule_.Run([&](int64_t i) {
       const int32_t id = static_cast<int32_t>(i);
-      WriteOutcome(id, AdvanceEnv(id, actions.data() + i * width), *batch, i);
+      WriteOutcome(id, AdvanceEnv(id, actions.data() + i * width), *batch, i, RowWriters::kArena);
     });
   });
   return batch;
@@ -294,7 +297,7 @@ bool EnvPool::RunQueuedJob() {
   // apart.
   const Outcome outcome = AdvanceEnv(job.env_id, job.action.data());
   auto [slot, row] = ClaimRow();
-  WriteOutcome(job.env_id, outcome, *slot->batch, row);
+  WriteOutcome(job.env_id, outcome, *slot->batch, row, RowWriters::kCallingThread);
   in_flight_[job.env_id] = false;
   FinishRow(slot);
   return true;

@@ -102,8 +102,10 @@ class EnvPool {
   Outcome ResetEnv(int32_t env_id, std::optional<uint64_t> seed);
   // The env's step with its row of actions, or its autoreset.
   Outcome AdvanceEnv(int32_t env_id, const int64_t* action);
-  void WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row);
-  void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row);
+  // `writers`: kArena from the sync Step and Reset (WriteObservation says why).
+  void WriteOutcome(int32_t env_id, const Outcome& outcome, Batch& batch, int64_t row,
+                    RowWriters writers);
+  void WriteRow(int32_t env_id, double reward, Batch& batch, int64_t row, RowWriters writers);
   // Async: runs a queued job, if any (a worker's task, or Recv's thread
   // while it waits), the one AsyncJobQueues::Take gives this thread's slot
   // with a patience of batch_size jobs; false when every queue was empty.

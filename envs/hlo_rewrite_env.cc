@@ -282,11 +282,12 @@ absl::Status HloRewriteEnv::UndoByReplay(absl::Status failure) {
 }
 
 absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view,
-                                                   GraphCounts* extent) const {
+                                                   GraphCounts* extent,
+                                                   RowWriters writers) const {
   if (module_ == nullptr) {
     return absl::FailedPreconditionError("observe before reset: call reset first");
   }
-  if (extent != nullptr) return WriteObservation(*module_, spec_.limits, view, extent);
+  if (extent != nullptr) return WriteObservation(*module_, spec_.limits, view, extent, writers);
   return WriteObservation(*module_, spec_.limits, view);
 }
 

@@ -87,10 +87,11 @@ class HloRewriteEnv {
   absl::StatusOr<double> Step(absl::Span<const int64_t> choices);
 
   // Writes the current (alternative) graph into `view`; with `extent`, a
-  // view written before, clearing only what the last write used (see
-  // WriteObservation).
+  // view written before, clearing only what the last write used, and by
+  // `writers` (see WriteObservation).
   absl::StatusOr<GraphCounts> Observe(const ObservationView& view,
-                                      GraphCounts* extent = nullptr) const;
+                                      GraphCounts* extent = nullptr,
+                                      RowWriters writers = RowWriters::kCallingThread) const;
 
   const EnvInfo& info() const { return info_; }
   const EpisodeRecord& record() const { return record_; }

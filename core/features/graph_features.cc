@@ -294,8 +294,8 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
 
 absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const FeatureLimits& limits,
-                                             const ObservationView& view,
-                                             GraphCounts* extent) {
+                                             const ObservationView& view, GraphCounts* extent,
+                                             RowWriters writers) {
   const GraphCounts last = extent != nullptr ? *extent : Whole(limits);
   const Graph& g = BuildGraph(module);
   const int64_t n = static_cast<int64_t>(g.nodes.size());
@@ -328,17 +328,22 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
   ClearBetween(limits, view, {n, e, a}, last);
   if (extent != nullptr) *extent = GraphCounts{n, e, a};
 
-  // Rows are written in chunks, on whichever of the arena's threads are free:
-  // a sync pool step waits for its largest env (a gpt2 step with 20-40K
+  // With kArena, in chunks on whichever of the arena's threads are free: a
+  // sync pool step waits for its largest env (a gpt2 step with 20-40K
   // nodes), and a thread done with its own envs takes part of that one's
   // rows. Each chunk writes its own rows, so the arrays are the same.
-  ParallelForIsolated(0, n, kRowsPerChunk, [&](int64_t lo, int64_t hi) {
-    WriteNodeRows(g, view, lo, hi);
-  });
-  // After every node row: an edge row copies its producer's shape columns.
-  ParallelForIsolated(0, e, 4 * kRowsPerChunk, [&](int64_t lo, int64_t hi) {
-    WriteEdgeRows(g, limits, view, lo, hi);
-  });
+  if (writers == RowWriters::kArena) {
+    ParallelForIsolated(0, n, kRowsPerChunk, [&](int64_t lo, int64_t hi) {
+      WriteNodeRows(g, view, lo, hi);
+    });
+    // After every node row: an edge row copies its producer's shape columns.
+    ParallelForIsolated(0, e, 4 * kRowsPerChunk, [&](int64_t lo, int64_t hi) {
+      WriteEdgeRows(g, limits, view, lo, hi);
+    });
+  } else {
+    WriteNodeRows(g, view, 0, n);
+    WriteEdgeRows(g, limits, view, 0, e);
+  }
 
   // CSR offsets by target (edges are grouped by target in node order);
   // padding nodes get empty ranges at the end, so every entry past the

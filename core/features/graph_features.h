@@ -85,6 +85,14 @@ struct GraphCounts {
   int64_t alternatives = 0;
 };
 
+// Which threads write a graph's rows. kArena: a large graph's rows in
+// chunks on the current TBB arena's threads that are free, for a sync pool
+// step, whose threads done with their envs would otherwise wait for its
+// largest env. Not for an async pool, whose threads always have envs to
+// step: a thread taking a chunk there makes the writer wait for it (13%
+// fewer async steps at 16 envs on 2 threads).
+enum class RowWriters { kCallingThread, kArena };
+
 // Counts what WriteObservation would write, without writing.
 GraphCounts CountGraph(const Module& module);
 
@@ -99,9 +107,8 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
 // is padding past that), so only [0, max(this, last)) is cleared, not the
 // whole padded view; it is then set to this write's counts (zero on error).
 // A fresh view needs all padding and *extent = {}.
-absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
-                                             const FeatureLimits& limits,
-                                             const ObservationView& view,
-                                             GraphCounts* extent);
+absl::StatusOr<GraphCounts> WriteObservation(
+    const Module& module, const FeatureLimits& limits, const ObservationView& view,
+    GraphCounts* extent, RowWriters writers = RowWriters::kCallingThread);
 
 }  // namespace hlogym

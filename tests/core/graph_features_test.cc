@@ -199,9 +199,12 @@ TEST(GraphFeaturesTest, RowsWrittenOnManyThreadsAreThoseOfOne) {
   const FeatureLimits limits{16384, 32768, 4096, 3};
   auto write = [&](int threads) {
     auto b = std::make_unique<Buffers>(limits);
+    GraphCounts extent = {limits.max_nodes, limits.max_edges, limits.max_alternatives};
     tbb::task_arena arena(threads);
     arena.execute([&] {
-      EXPECT_EQ(WriteObservation(*module, limits, b->view()).value().nodes, 12001);
+      EXPECT_EQ(
+          WriteObservation(*module, limits, b->view(), &extent, RowWriters::kArena).value().nodes,
+          12001);
     });
     return b;
   };
