@@ -9,7 +9,9 @@
 //       x2_bound   the env steps' time over what two threads would take at
 //                  best, max(sum / 2, longest env step), summed over pool
 //                  steps: the 1 -> 2 thread ratio these step times allow
-//                  (whole env steps are the unit of work)
+//                  with whole env steps as the unit of work (a large env's
+//                  observation rows are shared by the threads, so the ratio
+//                  can pass it)
 //   BM_PoolAsync/<num_envs>/<batch>/<num_threads>  the same through
 //                                          Send/Recv: every env in flight,
 //                                          each Recv's batch_size envs sent
