@@ -125,7 +125,8 @@ void ParallelForEach(int64_t begin, int64_t end, Body&& body) {
 // the loop reads): while it waits for the chunks, the calling thread runs
 // only chunks of this loop, never another task of the arena that could
 // reuse that state before the loop is done. On an arena of one thread, or
-// for fewer than `grain` items, the body runs on the calling thread alone.
+// for under two chunks (2 x `grain` items), the body runs on the calling
+// thread alone, in one call.
 template <typename Body>
 void ParallelForIsolated(int64_t begin, int64_t end, int64_t grain, Body&& body) {
   if (end - begin < 2 * grain || tbb::this_task_arena::max_concurrency() < 2) {

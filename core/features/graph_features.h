@@ -89,8 +89,8 @@ struct GraphCounts {
 // chunks on the current TBB arena's threads that are free, for a sync pool
 // step, whose threads done with their envs would otherwise wait for its
 // largest env. Not for an async pool, whose threads always have envs to
-// step: a thread taking a chunk there makes the writer wait for it (13%
-// fewer async steps at 16 envs on 2 threads).
+// step: a thread taking a chunk there makes the writer wait for it (14%
+// fewer async steps at 16 envs on 2 threads; docs/benchmarks.md, "Stop 33").
 enum class RowWriters { kCallingThread, kArena };
 
 // Counts what WriteObservation would write, without writing.
