@@ -64,6 +64,43 @@ TEST(EnvPoolTest, SameSeedSameTrajectoryWhateverTheThreadCount) {
   }
 }
 
+// Graphs of over 4,096 nodes have their observation rows written by every
+// free thread of a sync step (RowWriters::kArena): the same bytes.
+TEST(EnvPoolTest, LargeGraphsWrittenByBothThreadsAreTheSame) {
+  testing::RegisterTestPass();
+  auto pool = [](int threads) {
+    std::vector<std::pair<std::string, std::unique_ptr<Module>>> modules;
+    // 2,000 chains: over 8,192 nodes, so node rows are written in chunks
+    // (edge rows from 16,384 edges: GraphFeaturesTest covers those).
+    modules.emplace_back("large", std::move(*ParseModule(testing::DoubleNegationHlo(2000, 8))));
+    modules.emplace_back("small", std::move(*ParseModule(testing::DoubleNegationHlo(3, 8))));
+    auto set = *BenchmarkSet::FromModules(std::move(modules), {"dce"},
+                                          std::make_shared<CostModelSource>(H100Device()));
+    EnvSpec spec = TestSpec(3);
+    spec.limits = {16384, 32768, 2048, 4};
+    return EnvPool::Create(spec, set, {3, 0, threads, /*seed=*/5}).value();
+  };
+  auto one = pool(1);
+  auto two = pool(2);
+  std::shared_ptr<Batch> a = one->Reset(2, {}).value();
+  std::shared_ptr<Batch> b = two->Reset(2, {}).value();
+  ASSERT_TRUE(SameBytes(*a, *b));
+  int64_t most_nodes = 0;
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 6; ++step) {
+    for (int64_t e = 0; e < a->size(); ++e) {
+      const BatchArray& mask = a->arrays()[kNodeMaskField];
+      const uint8_t* row = mask.row<uint8_t>(e);
+      most_nodes = std::max<int64_t>(most_nodes, std::count(row, row + 16384, 1));
+    }
+    std::vector<int64_t> actions = RandomActions(*a, one->spec(), rng);
+    a = one->Step(actions).value();
+    b = two->Step(actions).value();
+    ASSERT_TRUE(SameBytes(*a, *b)) << "step " << step;
+  }
+  EXPECT_GT(most_nodes, 8192);  // the chunked write ran
+}
+
 TEST(EnvPoolTest, AutoresetIsNextStep) {
   auto pool = MakePool(1, 1);
   std::shared_ptr<Batch> batch = pool->Reset(std::nullopt, {}).value();
