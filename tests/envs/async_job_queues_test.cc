@@ -58,15 +58,15 @@ TEST(AsyncJobQueuesTest, ASlotRunsItsOwnJobsFirstWithinPatience) {
 }
 
 TEST(AsyncJobQueuesTest, AJobWaitingMoreThanPatienceIsTakenByAnotherSlot) {
-  // Slot 1 is busy (it takes nothing) while slot 0 runs. Env 1 (slot 1's)
-  // was sent first; slot 0's own jobs were sent 1, 2, 3... jobs after it.
+  // Slot 1 is busy (it takes nothing) while slot 0 runs. Slot 1's four
+  // jobs were sent first, slot 0's after them.
   AsyncJobQueues queues(8, 2);
   for (int32_t env = 1; env < 8; env += 2) queues.Push(env, {});  // slot 1's
   for (int32_t env = 0; env < 8; env += 2) queues.Push(env, {});  // slot 0's
   // Sent order: 1 3 5 7 (slot 1) then 0 2 4 6 (slot 0). With patience 4 a
   // slot-0 job sent 4 after the oldest is still its own turn, 5 is not.
   std::vector<int32_t> order;
-  for (int i = 0; i < 3; ++i) order.push_back(queues.Take(0, 4)->env_id);
+  for (int i = 0; i < 3; ++i) order.push_back(queues.Take(0, 4).value().env_id);
   // 0 is 4 jobs after 1: own. Then 2 is 5 after 1: 1 goes first. Then 2 is
   // 4 after 3: own.
   EXPECT_EQ(order, (std::vector<int32_t>{0, 1, 2}));
