@@ -218,9 +218,11 @@ void ClearBetween(const FeatureLimits& l, const ObservationView& v, const GraphC
   }
 }
 
-// Nodes per chunk of a parallel write: a few hundred microseconds of rows,
-// so that a chunk outweighs handing it to another thread.
-constexpr int64_t kRowsPerChunk = 2048;
+// Rows per chunk of a parallel write: a few hundred microseconds of rows,
+// so that a chunk outweighs handing it to another thread (an edge row is a
+// quarter of a node row's work).
+constexpr int64_t kNodeRowsPerChunk = 2048;
+constexpr int64_t kEdgeRowsPerChunk = 4 * kNodeRowsPerChunk;
 
 // Writes the rows of nodes [lo, hi).
 void WriteNodeRows(const Graph& g, const ObservationView& view, int64_t lo, int64_t hi) {
@@ -333,11 +335,11 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
   // nodes), and a thread done with its own envs takes part of that one's
   // rows. Each chunk writes its own rows, so the arrays are the same.
   if (writers == RowWriters::kArena) {
-    ParallelForIsolated(0, n, kRowsPerChunk, [&](int64_t lo, int64_t hi) {
+    ParallelForIsolated(0, n, kNodeRowsPerChunk, [&](int64_t lo, int64_t hi) {
       WriteNodeRows(g, view, lo, hi);
     });
     // After every node row: an edge row copies its producer's shape columns.
-    ParallelForIsolated(0, e, 4 * kRowsPerChunk, [&](int64_t lo, int64_t hi) {
+    ParallelForIsolated(0, e, kEdgeRowsPerChunk, [&](int64_t lo, int64_t hi) {
       WriteEdgeRows(g, limits, view, lo, hi);
     });
   } else {

@@ -91,7 +91,8 @@ TEST(EnvPoolTest, LargeGraphsWrittenByBothThreadsAreTheSame) {
     for (int64_t e = 0; e < a->size(); ++e) {
       const BatchArray& mask = a->arrays()[kNodeMaskField];
       const uint8_t* row = mask.row<uint8_t>(e);
-      most_nodes = std::max<int64_t>(most_nodes, std::count(row, row + 16384, 1));
+      const int64_t max_nodes = one->spec().limits.max_nodes;
+      most_nodes = std::max<int64_t>(most_nodes, std::count(row, row + max_nodes, 1));
     }
     std::vector<int64_t> actions = RandomActions(*a, one->spec(), rng);
     a = one->Step(actions).value();
