@@ -129,10 +129,12 @@ void Graph::Index() {
   for (int64_t i = 0; i < n; ++i) by_address[nodes[i]] = static_cast<int32_t>(i);
 }
 
-// The calling thread's graph of `module` (valid until its next call).
-const Graph& BuildGraph(const Module& module) {
+// The calling thread's graph of `module` (valid until its next call). A
+// call edge needs its callee's root to be a node, so none goes into a
+// computation out of `scope`.
+const Graph& BuildGraph(const Module& module, NodeScope scope) {
   thread_local Graph g;
-  FillNodeOrder(module, g.nodes, &g.computation);
+  FillNodeOrder(module, g.nodes, &g.computation, scope);
   g.first_edge.clear();
   g.edges.clear();
   g.alternatives.clear();
@@ -281,8 +283,8 @@ GraphCounts Whole(const FeatureLimits& l) {
 
 }  // namespace
 
-GraphCounts CountGraph(const Module& module) {
-  const Graph& g = BuildGraph(module);
+GraphCounts CountGraph(const Module& module, NodeScope scope) {
+  const Graph& g = BuildGraph(module, scope);
   return {static_cast<int64_t>(g.nodes.size()), static_cast<int64_t>(g.edges.size()),
           static_cast<int64_t>(g.alternatives.size())};
 }
@@ -299,7 +301,7 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const ObservationView& view, GraphCounts* extent,
                                              RowWriters writers) {
   const GraphCounts last = extent != nullptr ? *extent : Whole(limits);
-  const Graph& g = BuildGraph(module);
+  const Graph& g = BuildGraph(module, limits.scope);
   const int64_t n = static_cast<int64_t>(g.nodes.size());
   const int64_t e = static_cast<int64_t>(g.edges.size());
   const int64_t a = static_cast<int64_t>(g.alternatives.size());

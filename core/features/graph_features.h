@@ -8,14 +8,17 @@
 
 #include "absl/status/status.h"
 #include "core/ir/module.h"
+#include "core/ir/node_order.h"
 
 namespace hlogym {
 
+// The observation's padded sizes, and which computations it holds.
 struct FeatureLimits {
   int64_t max_nodes = 4096;         // N_max
   int64_t max_edges = 16384;        // E_max
   int64_t max_alternatives = 1024;  // A_max
   int64_t max_choices = 8;          // K_max
+  NodeScope scope = NodeScope::kAll;
 };
 
 // Number of dimensions stored per shape; larger ranks keep their first 8.
@@ -31,7 +34,7 @@ enum NodeFeature : int {
   kNodeLogBytes,          // log2(1 + bytes of the result)
   kNodeTupleSize,         // elements of a tuple result, else 0
   kNodeInFusion,          // 1 inside a fused computation
-  kNodeComputation,       // index of its computation in module order
+  kNodeComputation,       // index of its computation in module order (among those observed)
   kNodeIsEntry,           // 1 in the entry computation
   kNodeIsRoot,            // 1 for a computation's root
   kNodeOperandCount,
@@ -94,7 +97,7 @@ struct GraphCounts {
 enum class RowWriters { kCallingThread, kArena };
 
 // Counts what WriteObservation would write, without writing.
-GraphCounts CountGraph(const Module& module);
+GraphCounts CountGraph(const Module& module, NodeScope scope = NodeScope::kAll);
 
 // Writes the module into `view`. Fails, naming the limit, if the graph does
 // not fit (never truncates); the view is then left all padding.

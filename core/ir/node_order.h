@@ -13,11 +13,30 @@
 
 namespace hlogym {
 
+// Which computations' instructions are nodes.
+enum class NodeScope {
+  kAll,
+  // Not the computations that the entry reaches only through candidates
+  // (operands k>0 of alternatives nodes): a fusion candidate's fused
+  // computation repeats its members' bodies, which are nodes already, and
+  // is most of an alternative graph. What is left is what the module would
+  // run were every alternative declined, plus the candidate instructions.
+  kWithoutCandidateBodies,
+};
+
 std::vector<Instruction*> NodeOrder(const Module& module);
 // The same into `order` (cleared first, its capacity reused), and, if given,
-// each node's computation (its index in module order) into `computations`.
+// each node's computation (its index in module order, counting only the
+// computations in `scope`) into `computations`.
 void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
-                   std::vector<int32_t>* computations = nullptr);
+                   std::vector<int32_t>* computations = nullptr,
+                   NodeScope scope = NodeScope::kAll);
+
+// Whether each computation of `module`, in module order, is in `scope`.
+void MarkComputationsInScope(const Module& module, NodeScope scope, std::vector<char>& in_scope);
+
+// Whether `instruction` is an operand k>0 of an alternatives node.
+bool IsCandidate(const Instruction& instruction);
 
 // The instructions `wanted` accepts, each with its index in NodeOrder, in that
 // order. Only computations holding one are ordered (the others are skipped by

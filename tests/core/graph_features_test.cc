@@ -1,11 +1,14 @@
 // Tests of the graph observation: node/edge/alternative arrays and limits.
+#include <algorithm>
 #include <vector>
 
 #include "core/features/graph_features.h"
 #include "core/ir/module.h"
 #include "core/ir/node_order.h"
 #include "core/rewrite/decisions.h"
+#include "core/passes/pass_registry.h"
 #include "core/rewrite/pass.h"
+#include "core/text/parser.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/task_arena.h"
 
@@ -238,6 +241,87 @@ TEST(GraphFeaturesTest, GraphsThatDoNotFitAreErrorsNamingTheLimit) {
   Buffers b3(FeatureLimits{8, 8, 2, 1});
   absl::Status choices = WriteObservation(*module, {8, 8, 2, 1}, b3.view()).status();
   EXPECT_NE(choices.message().find("max_choices is 1"), std::string::npos) << choices;
+}
+
+// A fusion candidate's fused computation repeats its members' bodies, which
+// are nodes already, so an observation may leave it out: every other node
+// stays, in the same order, and the reducer stays though the candidate's copy
+// of the reduce calls it too (the original reduce calls it).
+TEST(GraphFeaturesTest, CandidateBodiesCanBeLeftOut) {
+  absl::StatusOr<std::unique_ptr<Module>> parsed = ParseModule(R"(
+HloModule m
+add_f32 {
+  lhs = f32[] parameter(0)
+  rhs = f32[] parameter(1)
+  ROOT sum = f32[] add(lhs, rhs)
+}
+ENTRY main {
+  x = f32[16,32] parameter(0)
+  zero = f32[] constant(0)
+  e = f32[16,32] exponential(x)
+  n = f32[16,32] negate(e)
+  ROOT r = f32[16] reduce(n, zero), dimensions={1}, to_apply=add_f32
+})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  Module& module = **parsed;
+  ASSERT_GE(RunDryPass(*CreatePass("fusion").value(), module).value(), 2);
+  std::vector<Instruction*> expected;
+  int64_t in_bodies = 0;
+  for (Instruction* inst : NodeOrder(module)) {
+    const Instruction* fusion = inst->parent()->fusion_instruction();
+    if (fusion != nullptr && IsCandidate(*fusion)) {
+      ++in_bodies;
+    } else {
+      expected.push_back(inst);
+    }
+  }
+  ASSERT_GT(in_bodies, 0);
+  const NodeScope scope = NodeScope::kWithoutCandidateBodies;
+  std::vector<Instruction*> order;
+  std::vector<int32_t> computations;
+  FillNodeOrder(module, order, &computations, scope);
+  EXPECT_EQ(order, expected);
+  const Instruction* reducer_root = module.FindComputation("add_f32")->root();
+  EXPECT_NE(std::find(order.begin(), order.end(), reducer_root), order.end());
+  // The computations left are numbered one after another from 0.
+  ASSERT_EQ(computations.size(), order.size());
+  EXPECT_EQ(computations.front(), 0);
+  for (size_t i = 1; i < computations.size(); ++i) {
+    EXPECT_LE(computations[i] - computations[i - 1], 1);
+    EXPECT_EQ(computations[i] == computations[i - 1],
+              order[i]->parent() == order[i - 1]->parent());
+  }
+
+  const FeatureLimits limits{64, 256, 8, 4, scope};
+  Buffers b(limits);
+  const GraphCounts counts = WriteObservation(module, limits, b.view()).value();
+  EXPECT_EQ(counts.nodes, static_cast<int64_t>(order.size()));
+  const GraphCounts counted = CountGraph(module, scope);
+  EXPECT_EQ(counted.nodes, counts.nodes);
+  EXPECT_EQ(counted.edges, counts.edges);
+  EXPECT_EQ(counted.alternatives, counts.alternatives);
+  EXPECT_EQ(counts.alternatives, CountGraph(module).alternatives);
+  for (int64_t s = 0; s < counts.alternatives; ++s) {
+    EXPECT_EQ(b.node_opcode[b.alt_nodes[s]], static_cast<int32_t>(Opcode::kAlternatives));
+  }
+  // Candidates stay as nodes, without call edges (their bodies are gone);
+  // the original reduce keeps its call edge from the reducer's root.
+  int64_t candidates = 0, calls = 0;
+  for (int64_t i = 0; i < counts.nodes; ++i) {
+    candidates += b.node_features[i * kNodeFeatureCount + kNodeIsCandidate] == 1.f;
+  }
+  for (int64_t j = 0; j < counts.edges; ++j) {
+    if (b.edge_features[j * kEdgeFeatureCount + kEdgeType] != static_cast<float>(EdgeType::kCall)) {
+      continue;
+    }
+    ++calls;
+    const int32_t target = b.edge_index[limits.max_edges + j];
+    EXPECT_EQ(b.node_features[target * kNodeFeatureCount + kNodeIsCandidate], 0.f);
+    EXPECT_EQ(order[target]->opcode(), Opcode::kReduce);
+    EXPECT_EQ(order[b.edge_index[j]], reducer_root);
+  }
+  EXPECT_GE(candidates, 2);
+  EXPECT_EQ(calls, 1);
 }
 
 }  // namespace
