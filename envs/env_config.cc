@@ -25,6 +25,16 @@ absl::Status ReadStringList(const YAML::Node& node, const std::string& source,
   return absl::OkStatus();
 }
 
+absl::Status ReadBool(const YAML::Node& node, const std::string& source, const std::string& key,
+                      bool* out) {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
+    return KeyError(source, key, "must be true or false");
+  }
+  *out = value;
+  return absl::OkStatus();
+}
+
 absl::Status ReadPositive(const YAML::Node& node, const std::string& source,
                           const std::string& key, int64_t* out) {
   int64_t value = 0;
@@ -84,11 +94,13 @@ absl::StatusOr<EnvConfig> ParseEnvConfig(const std::string& yaml_text,
       status = ReadPositive(value, source, key, &config.max_alternatives);
     } else if (key == "max_choices") {
       status = ReadPositive(value, source, key, &config.max_choices);
+    } else if (key == "observe_candidate_bodies") {
+      status = ReadBool(value, source, key, &config.observe_candidate_bodies);
     } else {
       status = absl::InvalidArgumentError(absl::StrCat(
           source, ": unknown key `", key, "`; known keys: id, pre_passes, dry_passes, "
           "dry_stages, post_passes, max_steps, max_nodes, max_edges, max_alternatives, max_choices, "
-          "reward, dataset"));
+          "observe_candidate_bodies, reward, dataset"));
     }
     if (!status.ok()) return status;
   }

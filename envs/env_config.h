@@ -20,6 +20,9 @@ struct EnvConfig {
   int64_t max_edges = 16384;
   int64_t max_alternatives = 1024;
   int64_t max_choices = 8;
+  // Whether observations hold candidates' fused computations
+  // (NodeScope::kAll) or leave them out (kWithoutCandidateBodies).
+  bool observe_candidate_bodies = true;
   std::string reward = "cost";  // a RuntimeSource spec
   std::string dataset = "data";  // relative to the project root, or absolute
 };

@@ -3,23 +3,39 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/base/prefetch.h"
 
 namespace hlogym {
 
-GraphSize MeasureGraph(const Module& module) { return MeasureGraph(module, nullptr); }
+GraphSize MeasureGraph(const Module& module, NodeScope scope) {
+  return MeasureGraph(module, nullptr, nullptr, scope);
+}
 
 GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives,
-                       std::vector<Instruction*>* entry_order) {
+                       std::vector<Instruction*>* entry_order, NodeScope scope) {
   // Mirrors BuildGraph in core/features/graph_features.cc: every instruction
-  // is a node; edges are operands, called-computation roots and control
-  // predecessors.
+  // of a computation in scope is a node; edges are operands, the roots of
+  // called computations in scope, and control predecessors.
   GraphSize size;
   if (alternatives != nullptr) alternatives->clear();
   if (entry_order != nullptr) entry_order->clear();
-  for (const auto& computation : module.computations()) {
+  const auto& all = module.computations();
+  thread_local std::vector<char> in_scope;
+  MarkComputationsInScope(module, scope, in_scope);
+  // A call edge needs its callee in scope: always so in kAll; otherwise
+  // looked up among the few computations in scope.
+  absl::flat_hash_set<const Computation*> observed;
+  if (scope != NodeScope::kAll) {
+    for (size_t c = 0; c < all.size(); ++c) {
+      if (in_scope[c]) observed.insert(all[c].get());
+    }
+  }
+  for (size_t c = 0; c < all.size(); ++c) {
+    if (!in_scope[c]) continue;
+    const auto& computation = all[c];
     // NodeOrder numbers the computations' post-orders one after another.
     const int64_t offset = size.nodes;
     const int64_t alternatives_before = size.alternatives;
@@ -33,7 +49,10 @@ GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alter
       size.edges += inst->operand_count();
       size.edges += static_cast<int64_t>(inst->control_predecessors().size());
       for (const Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && callee->root() != nullptr) ++size.edges;
+        if (callee != nullptr && callee->root() != nullptr &&
+            (scope == NodeScope::kAll || observed.contains(callee))) {
+          ++size.edges;
+        }
       }
       if (inst->opcode() == Opcode::kAlternatives) {
         ++size.alternatives;

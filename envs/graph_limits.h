@@ -24,16 +24,18 @@ struct GraphSize {
   int64_t alternatives = 0;
   int64_t max_choices = 0;  // the most operands of one alternatives node
 };
-GraphSize MeasureGraph(const Module& module);
+GraphSize MeasureGraph(const Module& module, NodeScope scope = NodeScope::kAll);
 // The same, and FindAlternatives(module) into `*alternatives` from the same
-// pass: an env step does both over every instruction, most of them in
-// candidates' fused computations, and the walk is one cache miss after
-// another (each walk was ~3% of a gpt2 step). Only computations holding an
-// alternatives node are ordered.
+// pass, with node indices counted over `scope`'s nodes: an env step does
+// both over every instruction, most of them in candidates' fused
+// computations, and the walk is one cache miss after another (each walk was
+// ~3% of a gpt2 step). Only computations holding an alternatives node are
+// ordered.
 // With `entry_order`, the entry's MakePostOrder() goes there when the walk
 // makes it (the entry holds an alternatives node); it is cleared otherwise.
 GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alternatives,
-                       std::vector<Instruction*>* entry_order = nullptr);
+                       std::vector<Instruction*>* entry_order = nullptr,
+                       NodeScope scope = NodeScope::kAll);
 
 // OK when the graph fits; otherwise RESOURCE_EXHAUSTED naming the benchmark,
 // the env, the module and every limit it exceeds, e.g. "benchmark

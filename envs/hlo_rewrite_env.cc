@@ -137,7 +137,7 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
   // The alternatives nodes (FindAlternatives) are found by the same walk.
   std::vector<AlternativeNode> found;
   std::vector<Instruction*> entry_order;
-  const GraphSize size = MeasureGraph(*module_, &found, &entry_order);
+  const GraphSize size = MeasureGraph(*module_, &found, &entry_order, spec_.limits.scope);
   RETURN_IF_ERROR(
       CheckGraphFits(size, spec_.limits, spec_.id, info_.benchmark_name, module_->name()));
   graph_size_ = size;

@@ -24,6 +24,7 @@ class EnvConfig:
     max_edges: int
     max_alternatives: int
     max_choices: int
+    observe_candidate_bodies: bool
     reward: str
     dataset: Any
 
@@ -56,6 +57,11 @@ def _checked_override(key: str, value: Any) -> Any:
             raise ValueError(f"config key 'dry_stages' must be a list of lists of pass specs "
                              f"(strings), got {value!r}")
         return [list(v) for v in value]
+    if key == "observe_candidate_bodies":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"config key 'observe_candidate_bodies' must be True or False, "
+                             f"got {value!r}")
+        return bool(value)
     if key == "reward":
         if not isinstance(value, str):
             raise ValueError(f"config key 'reward' must be a string, got {value!r}")

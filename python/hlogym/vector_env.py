@@ -75,7 +75,9 @@ def _make_pool(config: EnvConfig, files: Sequence[str], num_envs: int, batch_siz
         post_passes=config.post_passes,
         max_steps=config.max_steps, max_nodes=config.max_nodes,
         max_edges=config.max_edges, max_alternatives=config.max_alternatives,
-        max_choices=config.max_choices, reward=config.reward, num_envs=num_envs,
+        max_choices=config.max_choices,
+        observe_candidate_bodies=config.observe_candidate_bodies, reward=config.reward,
+        num_envs=num_envs,
         batch_size=batch_size, num_threads=num_threads, seed=seed)
 
 

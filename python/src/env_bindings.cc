@@ -154,6 +154,7 @@ void RegisterEnvs(py::module_& m) {
         d["max_edges"] = c.max_edges;
         d["max_alternatives"] = c.max_alternatives;
         d["max_choices"] = c.max_choices;
+        d["observe_candidate_bodies"] = c.observe_candidate_bodies;
         d["reward"] = c.reward;
         d["dataset"] = c.dataset;
         return d;
@@ -177,7 +178,8 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
                        int64_t max_nodes, int64_t max_edges, int64_t max_alternatives,
                        int64_t max_choices, const std::string& reward, int64_t num_envs,
                        int64_t batch_size, int num_threads, uint64_t seed,
-                       const std::vector<std::vector<std::string>>& dry_stages) {
+                       const std::vector<std::vector<std::string>>& dry_stages,
+                       bool observe_candidate_bodies) {
              py::gil_scoped_release release;
              std::shared_ptr<RuntimeSource> runtime = Unwrap(MakeRuntimeSource(reward));
              std::shared_ptr<BenchmarkSet> benchmarks =
@@ -188,7 +190,9 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
              spec.dry_stages = dry_stages;
              spec.post_passes = post_passes;
              spec.max_steps = max_steps;
-             spec.limits = {max_nodes, max_edges, max_alternatives, max_choices};
+             spec.limits = {max_nodes, max_edges, max_alternatives, max_choices,
+                            observe_candidate_bodies ? NodeScope::kAll
+                                                     : NodeScope::kWithoutCandidateBodies};
              PoolOptions options{num_envs, batch_size, num_threads, seed};
              return Unwrap(EnvPool::Create(spec, benchmarks, options));
            }),
@@ -197,7 +201,8 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
            py::arg("max_edges"), py::arg("max_alternatives"), py::arg("max_choices"),
            py::arg("reward"), py::arg("num_envs"), py::arg("batch_size") = 0,
            py::arg("num_threads") = 0, py::arg("seed") = 0,
-           py::arg("dry_stages") = std::vector<std::vector<std::string>>())
+           py::arg("dry_stages") = std::vector<std::vector<std::string>>(),
+           py::arg("observe_candidate_bodies") = true)
       .def_property_readonly("num_envs", &EnvPool::num_envs)
       .def_property_readonly("batch_size", &EnvPool::batch_size)
       .def_property_readonly("num_threads", &EnvPool::num_threads)

@@ -71,6 +71,14 @@ TEST(EnvConfigTest, MissingKeysKeepDefaults) {
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->max_steps, 32);
   EXPECT_TRUE(config->pre_passes.empty());
+  EXPECT_TRUE(config->observe_candidate_bodies);
+}
+
+TEST(EnvConfigTest, CandidateBodiesCanBeLeftOutOfObservations) {
+  absl::StatusOr<EnvConfig> config =
+      ParseEnvConfig("id: x\nobserve_candidate_bodies: false\n", "compact.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->observe_candidate_bodies);
 }
 
 TEST(EnvConfigTest, UnknownKeyNamesKeyAndFile) {
@@ -90,6 +98,7 @@ TEST(EnvConfigTest, WrongTypesNameTheKey) {
       {"id: x\npre_passes: [[a, b]]\n", "pre_passes"},
       {"id: [x]\n", "id"},
       {"id: x\nreward: {a: 1}\n", "reward"},
+      {"id: x\nobserve_candidate_bodies: sometimes\n", "observe_candidate_bodies"},
   };
   for (const auto& [yaml, key] : cases) {
     absl::StatusOr<EnvConfig> config = ParseEnvConfig(yaml, "bad.yaml");

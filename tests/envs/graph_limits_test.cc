@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/ir/node_order.h"
 #include "core/passes/pass_registry.h"
 #include "core/rewrite/decisions.h"
 #include "core/rewrite/pass.h"
@@ -84,11 +85,18 @@ TEST(GraphLimitsTest, MeasureGraphCountsWhatTheObservationHolds) {
     std::unique_ptr<Module> module = corpus->Prepared(b).value()->module->Clone();
     for (int round = 0; round < 2; ++round) {
       ASSERT_GT(RunDryPass(*CreatePass("fusion").value(), *module).value(), 0);
+      for (NodeScope scope : {NodeScope::kAll, NodeScope::kWithoutCandidateBodies}) {
+        const GraphSize size = MeasureGraph(*module, scope);
+        const GraphCounts counts = CountGraph(*module, scope);
+        EXPECT_EQ(size.nodes, counts.nodes) << corpus->name(b);
+        EXPECT_EQ(size.edges, counts.edges) << corpus->name(b);
+        EXPECT_EQ(size.alternatives, counts.alternatives) << corpus->name(b);
+      }
+      // Fusion candidates have bodies to leave out.
+      EXPECT_LT(MeasureGraph(*module, NodeScope::kWithoutCandidateBodies).nodes,
+                MeasureGraph(*module).nodes)
+          << corpus->name(b);
       const GraphSize size = MeasureGraph(*module);
-      const GraphCounts counts = CountGraph(*module);
-      EXPECT_EQ(size.nodes, counts.nodes) << corpus->name(b);
-      EXPECT_EQ(size.edges, counts.edges) << corpus->name(b);
-      EXPECT_EQ(size.alternatives, counts.alternatives) << corpus->name(b);
       std::vector<int64_t> take(size.alternatives, 1);
       ASSERT_TRUE(ApplyChoices(*module, take).ok());
     }
@@ -122,6 +130,17 @@ TEST(GraphLimitsTest, MeasureGraphFindsTheAlternativesFindAlternativesFinds) {
         EXPECT_EQ(found[i].node_index, expected[i].node_index);
       }
       checked += static_cast<int64_t>(found.size());
+      // Without candidates' bodies: the same nodes, indexed in that order.
+      std::vector<AlternativeNode> found_in_scope;
+      MeasureGraph(*module, &found_in_scope, nullptr, NodeScope::kWithoutCandidateBodies);
+      std::vector<Instruction*> order;
+      FillNodeOrder(*module, order, nullptr, NodeScope::kWithoutCandidateBodies);
+      ASSERT_EQ(found_in_scope.size(), expected.size());
+      for (size_t i = 0; i < found_in_scope.size(); ++i) {
+        EXPECT_EQ(found_in_scope[i].node, expected[i].node);
+        ASSERT_LT(found_in_scope[i].node_index, static_cast<int64_t>(order.size()));
+        EXPECT_EQ(order[found_in_scope[i].node_index], expected[i].node);
+      }
       // The entry's post-order comes out when the entry was ordered (it holds
       // the alternatives), and is empty otherwise.
       std::vector<Instruction*> entry_order = {module->entry()->root()};  // replaced

@@ -133,6 +133,56 @@ def test_config_overrides_of_the_right_type_are_taken(files):
     assert truncated.all() or terminated.all()
 
 
+# node_features and edge_features columns (docs/observation.md).
+COMPUTATION, IS_ALTERNATIVES, IS_CANDIDATE = 15, 20, 21
+EDGE_TYPE, CALL_EDGE = 1, 2
+
+
+def nodes_in_candidate_bodies(obs, e):
+    """Of env e's nodes, how many lie in a computation whose root has a call
+    edge into a candidate node (a candidate's fused computation)."""
+    features = obs["node_features"][e]
+    n = int(obs["node_mask"][e].sum())
+    edges = obs["edge_mask"][e].astype(bool)
+    calls = edges & (obs["edge_features"][e, :, EDGE_TYPE] == CALL_EDGE)
+    sources, targets = obs["edge_index"][e, 0][calls], obs["edge_index"][e, 1][calls]
+    into_candidates = features[targets, IS_CANDIDATE] == 1
+    bodies = np.unique(features[sources[into_candidates], COMPUTATION])
+    return int(np.isin(features[:n, COMPUTATION], bodies).sum())
+
+
+def test_candidate_bodies_can_be_left_out_of_observations(files):
+    """observe_candidate_bodies=False: the same episodes, observed without the
+    nodes of candidates' fused computations (counted here from the full
+    observation), every other node and every alternative still there."""
+    kwargs = dict(num_envs=3, seed=0, dataset=files)
+    full = hlogym.make("fusion-v0", **kwargs)
+    compact = hlogym.make("fusion-v0", observe_candidate_bodies=False, **kwargs)
+    assert full.config.observe_candidate_bodies and not compact.config.observe_candidate_bodies
+    of, _ = full.reset(seed=0)
+    oc, _ = compact.reset(seed=0)
+    rng = np.random.default_rng(0)
+    left_out = 0
+    for _ in range(4):
+        for e in range(3):
+            in_bodies = nodes_in_candidate_bodies(of, e)
+            left_out += in_bodies
+            assert oc["node_mask"][e].sum() == of["node_mask"][e].sum() - in_bodies
+            assert nodes_in_candidate_bodies(oc, e) == 0
+            np.testing.assert_array_equal(oc["alt_valid"][e], of["alt_valid"][e])
+            np.testing.assert_array_equal(oc["alt_num_choices"][e], of["alt_num_choices"][e])
+            slots = oc["alt_nodes"][e][oc["alt_valid"][e].astype(bool)]
+            assert (oc["node_features"][e][slots, IS_ALTERNATIVES] == 1).all()
+        actions = random_actions(full, of, rng)
+        of, reward_full, *_, info_full = full.step(actions)
+        oc, reward_compact, *_, info_compact = compact.step(actions)
+        np.testing.assert_array_equal(reward_compact, reward_full)
+        np.testing.assert_array_equal(info_compact["fingerprint"], info_full["fingerprint"])
+    assert left_out > 0
+    with pytest.raises(ValueError, match="'observe_candidate_bodies' must be True or False"):
+        hlogym.make("fusion-v0", observe_candidate_bodies="no", dataset=files)
+
+
 def test_reset_mask_and_options(files):
     envs = hlogym.make("fusion-v0", num_envs=2, seed=0, dataset=files)
     envs.reset(seed=0)
