@@ -44,7 +44,8 @@
 // `load1` is the 1-minute load average when the benchmark ended: the
 // figures are only comparable on an idle machine.
 //
-// Two switches for BM_PoolSteps, both printing to stderr:
+// Switches: the first two for BM_PoolSteps, printing to stderr; the third
+// for every benchmark here:
 //   HLOGYM_BENCH_OBS_DIGEST=1   hashes every row's whole observation arrays
 //       and step results after every pool step and prints the digest: a
 //       change to how rows are written must leave it as it was (this reads
@@ -54,6 +55,11 @@
 //       timing, on the thread that ran it: the env step plus the row write;
 //       autoreset steps apart), which is what the mix's mean step cost is
 //       made of (cheap: a few adds per env step)
+//   HLOGYM_BENCH_NO_CANDIDATE_BODIES=1   observations without candidates'
+//       fused computations (observe_candidate_bodies: false). The episodes
+//       are the same, but the limits apply to the smaller graph, so
+//       gpt2_tiny_train_4x128 keeps stepping where it would stop: compare
+//       per module (HLOGYM_BENCH_PER_MODULE=1), not the mix's totals
 //
 //   build/bench/hlogym_env_pool_bench --benchmark_filter='BM_PoolSteps|BM_StepLatency'
 //   HLOGYM_BENCH_MEMORY_STEPS=1000 build/bench/hlogym_env_pool_bench --benchmark_filter=BM_PoolMemory
@@ -90,6 +96,11 @@ struct Corpus {
   std::shared_ptr<BenchmarkSet> set;
 };
 
+bool EnvFlag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] != '\0' && v[0] != '0';
+}
+
 const Corpus& GetCorpus() {
   static const Corpus* corpus = [] {
     auto* c = new Corpus;
@@ -101,6 +112,9 @@ const Corpus& GetCorpus() {
                  .value();
     for (int64_t b = 0; b < c->set->size(); ++b) (void)c->set->Prepared(b).value();
     c->spec = bench::WideLimitsSpec(config);
+    if (EnvFlag("HLOGYM_BENCH_NO_CANDIDATE_BODIES")) {
+      c->spec.limits.scope = NodeScope::kWithoutCandidateBodies;
+    }
     return c;
   }();
   return *corpus;
@@ -165,11 +179,6 @@ int64_t CountErrors(const Batch& batch) {
   int64_t n = 0;
   for (const std::string& e : batch.errors()) n += !e.empty();
   return n;
-}
-
-bool EnvFlag(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && v[0] != '\0' && v[0] != '0';
 }
 
 // A 64-bit FNV-1a style hash over 8-byte words (rows are 8-byte multiples
