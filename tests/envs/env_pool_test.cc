@@ -102,6 +102,48 @@ TEST(EnvPoolTest, LargeGraphsWrittenByBothThreadsAreTheSame) {
   EXPECT_GT(most_nodes, 8192);  // the chunked write ran
 }
 
+// Observations without candidates' bodies: the same bytes whatever the
+// thread count, and fewer nodes than with the bodies, on the same episodes.
+TEST(EnvPoolTest, ObservationsWithoutCandidateBodiesAreTheSameWhateverTheThreadCount) {
+  const std::string small = std::string(HLOGYM_SOURCE_DIR) + "/data/corpus/small/hlo/";
+  auto set = BenchmarkSet::Load({small + "softmax_4096x1024_small.hlo",
+                                 small + "layernorm_8192x1024_small.hlo",
+                                 small + "gelu_4096x4096_small.hlo"},
+                                {"algsimp", "dce"}, std::make_shared<CostModelSource>(H100Device()))
+                 .value();
+  auto pool = [&](int threads, NodeScope scope) {
+    EnvSpec spec = TestSpec(6);
+    spec.dry_passes = {"fusion"};
+    spec.limits = {1024, 4096, 64, 16, scope};
+    return EnvPool::Create(spec, set, {4, 0, threads, /*seed=*/5}).value();
+  };
+  auto one = pool(1, NodeScope::kWithoutCandidateBodies);
+  auto two = pool(2, NodeScope::kWithoutCandidateBodies);
+  auto full = pool(1, NodeScope::kAll);
+  std::shared_ptr<Batch> a = one->Reset(2, {}).value();
+  std::shared_ptr<Batch> b = two->Reset(2, {}).value();
+  std::shared_ptr<Batch> f = full->Reset(2, {}).value();
+  auto nodes = [&](const Batch& batch, int64_t e) {
+    const uint8_t* row = batch.arrays()[kNodeMaskField].row<uint8_t>(e);
+    return std::count(row, row + one->spec().limits.max_nodes, 1);
+  };
+  int64_t fewer = 0;
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 6; ++step) {
+    ASSERT_TRUE(SameBytes(*a, *b)) << "step " << step;
+    for (int64_t e = 0; e < a->size(); ++e) {
+      EXPECT_EQ(a->num_alternatives(e), f->num_alternatives(e));
+      EXPECT_LE(nodes(*a, e), nodes(*f, e));
+      fewer += nodes(*a, e) < nodes(*f, e);
+    }
+    std::vector<int64_t> actions = RandomActions(*a, one->spec(), rng);
+    a = one->Step(actions).value();
+    b = two->Step(actions).value();
+    f = full->Step(actions).value();
+  }
+  EXPECT_GT(fewer, 0);
+}
+
 TEST(EnvPoolTest, AutoresetIsNextStep) {
   auto pool = MakePool(1, 1);
   std::shared_ptr<Batch> batch = pool->Reset(std::nullopt, {}).value();
