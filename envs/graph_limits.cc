@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/base/prefetch.h"
@@ -22,20 +21,9 @@ GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alter
   GraphSize size;
   if (alternatives != nullptr) alternatives->clear();
   if (entry_order != nullptr) entry_order->clear();
-  const auto& all = module.computations();
-  thread_local std::vector<char> in_scope;
-  MarkComputationsInScope(module, scope, in_scope);
-  // A call edge needs its callee in scope: always so in kAll; otherwise
-  // looked up among the few computations in scope.
-  absl::flat_hash_set<const Computation*> observed;
-  if (scope != NodeScope::kAll) {
-    for (size_t c = 0; c < all.size(); ++c) {
-      if (in_scope[c]) observed.insert(all[c].get());
-    }
-  }
-  for (size_t c = 0; c < all.size(); ++c) {
-    if (!in_scope[c]) continue;
-    const auto& computation = all[c];
+  const ComputationScope in_scope(module, scope);
+  for (const auto& computation : module.computations()) {
+    if (!in_scope.Contains(*computation)) continue;
     // NodeOrder numbers the computations' post-orders one after another.
     const int64_t offset = size.nodes;
     const int64_t alternatives_before = size.alternatives;
@@ -49,8 +37,7 @@ GraphSize MeasureGraph(const Module& module, std::vector<AlternativeNode>* alter
       size.edges += inst->operand_count();
       size.edges += static_cast<int64_t>(inst->control_predecessors().size());
       for (const Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && callee->root() != nullptr &&
-            (scope == NodeScope::kAll || observed.contains(callee))) {
+        if (callee != nullptr && callee->root() != nullptr && in_scope.Contains(*callee)) {
           ++size.edges;
         }
       }

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_set.h"
-
 namespace hlogym {
 
 std::vector<Instruction*> NodeOrder(const Module& module) {
@@ -22,27 +20,22 @@ bool IsCandidate(const Instruction& instruction) {
   return false;
 }
 
-void MarkComputationsInScope(const Module& module, NodeScope scope, std::vector<char>& in_scope) {
-  const auto& all = module.computations();
-  if (scope == NodeScope::kAll || module.entry() == nullptr) {
-    in_scope.assign(all.size(), 1);
-    return;
-  }
+ComputationScope::ComputationScope(const Module& module, NodeScope scope) {
+  if (scope == NodeScope::kAll || module.entry() == nullptr) return;
   // The computations the entry reaches through calls that are no
-  // candidate's: a few hundred at most, while candidates' bodies can be
+  // candidate's: usually a few hundred, while candidates' bodies can be
   // thousands.
-  absl::flat_hash_set<const Computation*> reached = {module.entry()};
+  all_ = false;
+  reached_.insert(module.entry());
   std::vector<const Computation*> walk = {module.entry()};
   for (size_t i = 0; i < walk.size(); ++i) {
     for (const auto& inst : walk[i]->instructions()) {
       if (inst->called_computations().empty() || IsCandidate(*inst)) continue;
       for (const Computation* callee : inst->called_computations()) {
-        if (callee != nullptr && reached.insert(callee).second) walk.push_back(callee);
+        if (callee != nullptr && reached_.insert(callee).second) walk.push_back(callee);
       }
     }
   }
-  in_scope.resize(all.size());
-  for (size_t c = 0; c < all.size(); ++c) in_scope[c] = reached.contains(all[c].get()) ? 1 : 0;
 }
 
 void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
@@ -57,12 +50,11 @@ void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
   // computation per dry-pass candidate (~1,400 in a gpt2 step), and a fresh
   // vector for each was a malloc and a free per computation per observation.
   thread_local std::vector<Instruction*> post_order;
-  thread_local std::vector<char> in_scope;
-  MarkComputationsInScope(module, scope, in_scope);
+  const ComputationScope in_scope(module, scope);
   const auto& all = module.computations();
   int32_t numbered = 0;  // computations in scope so far
   for (size_t c = 0; c < all.size(); ++c) {
-    if (!in_scope[c]) continue;
+    if (!in_scope.Contains(*all[c])) continue;
     all[c]->MakePostOrder(post_order);
     order.insert(order.end(), post_order.begin(), post_order.end());
     if (computations != nullptr) {

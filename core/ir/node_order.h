@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/ir/module.h"
 
 namespace hlogym {
@@ -32,8 +33,18 @@ void FillNodeOrder(const Module& module, std::vector<Instruction*>& order,
                    std::vector<int32_t>* computations = nullptr,
                    NodeScope scope = NodeScope::kAll);
 
-// Whether each computation of `module`, in module order, is in `scope`.
-void MarkComputationsInScope(const Module& module, NodeScope scope, std::vector<char>& in_scope);
+// The computations of a module whose instructions are nodes in a scope.
+class ComputationScope {
+ public:
+  ComputationScope(const Module& module, NodeScope scope);
+  bool Contains(const Computation& computation) const {
+    return all_ || reached_.contains(&computation);
+  }
+
+ private:
+  bool all_ = true;
+  absl::flat_hash_set<const Computation*> reached_;  // unless all_
+};
 
 // Whether `instruction` is an operand k>0 of an alternatives node.
 bool IsCandidate(const Instruction& instruction);
