@@ -17,11 +17,12 @@ namespace hlogym {
 // Which computations' instructions are nodes.
 enum class NodeScope {
   kAll,
-  // Not the computations that the entry reaches only through candidates
-  // (operands k>0 of alternatives nodes): a fusion candidate's fused
-  // computation repeats its members' bodies, which are nodes already, and
-  // is most of an alternative graph. What is left is what the module would
-  // run were every alternative declined, plus the candidate instructions.
+  // Only the computations the entry reaches without going through a
+  // candidate (an operand k>0 of an alternatives node): a fusion
+  // candidate's fused computation repeats its members' bodies, which are
+  // nodes already, and is most of an alternative graph. What is left is the
+  // module that declining every alternative would leave, plus the candidate
+  // instructions.
   kWithoutCandidateBodies,
 };
 
