@@ -46,7 +46,7 @@ def main() -> None:
     obs, info = env.reset(seed=0)
     compact_obs, compact_info = compact.reset(seed=0)
     rng = np.random.default_rng(0)
-    total = in_bodies = compared = compared_nodes = 0
+    total = in_bodies = compared = 0
     warnings.simplefilter("ignore", RuntimeWarning)  # rows over the limits autoreset
     for _ in range(steps):
         for row in range(obs["node_mask"].shape[0]):
@@ -58,7 +58,6 @@ def main() -> None:
                 if kept != n - b:
                     raise SystemExit(f"row {row}: {kept} nodes without bodies, expected {n - b}")
                 compared += 1
-                compared_nodes += n
         legal = obs["alt_mask"]
         actions = np.zeros(legal.shape[:2], dtype=np.int64)
         for row, alt in zip(*np.nonzero(legal.any(axis=2))):
