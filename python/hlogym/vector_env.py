@@ -365,7 +365,8 @@ def make(env_id: str = "fusion-v0", num_envs: int = 1, num_threads: int | None =
     """A pool of `num_envs` environments configured by configs/ENV_ID.yaml.
 
     `overrides` replace config keys (max_steps=..., reward=..., dataset=... as a
-    directory, one HLO file or a list of them, split='train'|'test'|'all');
-    see docs/observation.md, "Making environments".
+    directory, one HLO file or a list of them, split='train'|'test'|'all',
+    observe_candidate_bodies=False for observations without the candidates'
+    fused computations); see docs/observation.md, "Making environments".
     """
     return HloVectorEnv(env_id, num_envs, num_threads=num_threads, seed=seed, **overrides)
