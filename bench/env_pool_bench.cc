@@ -113,7 +113,7 @@ const Corpus& GetCorpus() {
     for (int64_t b = 0; b < c->set->size(); ++b) (void)c->set->Prepared(b).value();
     c->spec = bench::WideLimitsSpec(config);
     if (EnvFlag("HLOGYM_BENCH_NO_CANDIDATE_BODIES")) {
-      c->spec.limits.scope = NodeScope::kWithoutCandidateBodies;
+      c->spec.node_scope = NodeScope::kWithoutCandidateBodies;
     }
     return c;
   }();

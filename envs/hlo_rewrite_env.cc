@@ -137,7 +137,7 @@ absl::Status HloRewriteEnv::OfferAlternatives() {
   // The alternatives nodes (FindAlternatives) are found by the same walk.
   std::vector<AlternativeNode> found;
   std::vector<Instruction*> entry_order;
-  const GraphSize size = MeasureGraph(*module_, &found, &entry_order, spec_.limits.scope);
+  const GraphSize size = MeasureGraph(*module_, &found, &entry_order, spec_.node_scope);
   RETURN_IF_ERROR(
       CheckGraphFits(size, spec_.limits, spec_.id, info_.benchmark_name, module_->name()));
   graph_size_ = size;
@@ -287,8 +287,10 @@ absl::StatusOr<GraphCounts> HloRewriteEnv::Observe(const ObservationView& view,
   if (module_ == nullptr) {
     return absl::FailedPreconditionError("observe before reset: call reset first");
   }
-  if (extent != nullptr) return WriteObservation(*module_, spec_.limits, view, extent, writers);
-  return WriteObservation(*module_, spec_.limits, view);
+  if (extent != nullptr) {
+    return WriteObservation(*module_, spec_.limits, view, extent, writers, spec_.node_scope);
+  }
+  return WriteObservation(*module_, spec_.limits, view, spec_.node_scope);
 }
 
 absl::StatusOr<std::unique_ptr<Module>> HloRewriteEnv::RoundStartModule() const {

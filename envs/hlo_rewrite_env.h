@@ -37,6 +37,8 @@ struct EnvSpec {
   std::vector<std::string> post_passes;   // run after each decision
   int64_t max_steps = 32;
   FeatureLimits limits;
+  // Which computations are observed (and so count towards the limits).
+  NodeScope node_scope = NodeScope::kAll;
 };
 
 // What the caller learns about the episode after reset and each step.

@@ -291,17 +291,17 @@ GraphCounts CountGraph(const Module& module, NodeScope scope) {
 
 absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const FeatureLimits& limits,
-                                             const ObservationView& view) {
+                                             const ObservationView& view, NodeScope scope) {
   GraphCounts whole = Whole(limits);
-  return WriteObservation(module, limits, view, &whole);
+  return WriteObservation(module, limits, view, &whole, RowWriters::kCallingThread, scope);
 }
 
 absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const FeatureLimits& limits,
                                              const ObservationView& view, GraphCounts* extent,
-                                             RowWriters writers) {
+                                             RowWriters writers, NodeScope scope) {
   const GraphCounts last = extent != nullptr ? *extent : Whole(limits);
-  const Graph& g = BuildGraph(module, limits.scope);
+  const Graph& g = BuildGraph(module, scope);
   const int64_t n = static_cast<int64_t>(g.nodes.size());
   const int64_t e = static_cast<int64_t>(g.edges.size());
   const int64_t a = static_cast<int64_t>(g.alternatives.size());

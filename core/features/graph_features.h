@@ -12,13 +12,11 @@
 
 namespace hlogym {
 
-// The observation's padded sizes, and which computations it holds.
 struct FeatureLimits {
   int64_t max_nodes = 4096;         // N_max
   int64_t max_edges = 16384;        // E_max
   int64_t max_alternatives = 1024;  // A_max
   int64_t max_choices = 8;          // K_max
-  NodeScope scope = NodeScope::kAll;
 };
 
 // Number of dimensions stored per shape; larger ranks keep their first 8.
@@ -99,11 +97,13 @@ enum class RowWriters { kCallingThread, kArena };
 // Counts what WriteObservation would write, without writing.
 GraphCounts CountGraph(const Module& module, NodeScope scope = NodeScope::kAll);
 
-// Writes the module into `view`. Fails, naming the limit, if the graph does
-// not fit (never truncates); the view is then left all padding.
+// Writes the module's nodes in `scope` into `view`. Fails, naming the limit,
+// if the graph does not fit (never truncates); the view is then left all
+// padding.
 absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
                                              const FeatureLimits& limits,
-                                             const ObservationView& view);
+                                             const ObservationView& view,
+                                             NodeScope scope = NodeScope::kAll);
 
 // The same for a view written again and again (an environment pool's batch
 // rows): `extent` says how much of the view the last write used (all of it
@@ -112,6 +112,7 @@ absl::StatusOr<GraphCounts> WriteObservation(const Module& module,
 // A fresh view needs all padding and *extent = {}.
 absl::StatusOr<GraphCounts> WriteObservation(
     const Module& module, const FeatureLimits& limits, const ObservationView& view,
-    GraphCounts* extent, RowWriters writers = RowWriters::kCallingThread);
+    GraphCounts* extent, RowWriters writers = RowWriters::kCallingThread,
+    NodeScope scope = NodeScope::kAll);
 
 }  // namespace hlogym

@@ -190,9 +190,9 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
              spec.dry_stages = dry_stages;
              spec.post_passes = post_passes;
              spec.max_steps = max_steps;
-             spec.limits = {max_nodes, max_edges, max_alternatives, max_choices,
-                            observe_candidate_bodies ? NodeScope::kAll
-                                                     : NodeScope::kWithoutCandidateBodies};
+             spec.limits = {max_nodes, max_edges, max_alternatives, max_choices};
+             spec.node_scope = observe_candidate_bodies ? NodeScope::kAll
+                                                        : NodeScope::kWithoutCandidateBodies;
              PoolOptions options{num_envs, batch_size, num_threads, seed};
              return Unwrap(EnvPool::Create(spec, benchmarks, options));
            }),

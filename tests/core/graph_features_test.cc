@@ -292,9 +292,9 @@ ENTRY main {
               order[i]->parent() == order[i - 1]->parent());
   }
 
-  const FeatureLimits limits{64, 256, 8, 4, scope};
+  const FeatureLimits limits{64, 256, 8, 4};
   Buffers b(limits);
-  const GraphCounts counts = WriteObservation(module, limits, b.view()).value();
+  const GraphCounts counts = WriteObservation(module, limits, b.view(), scope).value();
   EXPECT_EQ(counts.nodes, static_cast<int64_t>(order.size()));
   const GraphCounts counted = CountGraph(module, scope);
   EXPECT_EQ(counted.nodes, counts.nodes);

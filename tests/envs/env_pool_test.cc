@@ -114,7 +114,8 @@ TEST(EnvPoolTest, ObservationsWithoutCandidateBodiesAreTheSameWhateverTheThreadC
   auto pool = [&](int threads, NodeScope scope) {
     EnvSpec spec = TestSpec(6);
     spec.dry_passes = {"fusion"};
-    spec.limits = {1024, 4096, 64, 16, scope};
+    spec.limits = {1024, 4096, 64, 16};
+    spec.node_scope = scope;
     return EnvPool::Create(spec, set, {4, 0, threads, /*seed=*/5}).value();
   };
   auto one = pool(1, NodeScope::kWithoutCandidateBodies);
