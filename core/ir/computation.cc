@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/base/prefetch.h"
 #include "core/ir/block_pool.h"
 #include "core/ir/instruction_table.h"
@@ -212,6 +213,28 @@ absl::Status Computation::RemoveParameter(int64_t i) {
   return absl::OkStatus();
 }
 
+absl::Status Computation::RenumberParameters(absl::Span<const int64_t> order) {
+  const int64_t n = parameter_count();
+  bool permutation = static_cast<int64_t>(order.size()) == n;
+  std::vector<Instruction*> renumbered(static_cast<size_t>(n), nullptr);
+  std::vector<char> taken(static_cast<size_t>(n), 0);
+  for (int64_t k = 0; k < n && permutation; ++k) {
+    const int64_t old = order[k];
+    permutation = old >= 0 && old < n && !taken[old] && parameters_[old] != nullptr;
+    if (permutation) {
+      taken[old] = 1;
+      renumbered[k] = parameters_[old];
+    }
+  }
+  if (!permutation) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "renumbering the parameters of `", name_, "` needs a permutation of 0..", n - 1,
+        ", got [", absl::StrJoin(order, ", "), "]"));
+  }
+  for (int64_t k = 0; k < n; ++k) renumbered[k]->set_index(k);
+  parameters_ = std::move(renumbered);
+  return absl::OkStatus();
+}
 
 void* Computation::operator new(size_t size) {
   return TakeBlock(BlockKind::kComputation, size, sizeof(Computation));

@@ -58,6 +58,12 @@ class Computation {
   int64_t parameter_count() const { return static_cast<int64_t>(parameters_.size()); }
   // Removes parameter i (it must have no users) and renumbers the later ones.
   absl::Status RemoveParameter(int64_t i);
+  // Makes parameter order[k] parameter k, for every k: the same objects,
+  // stored where they are, with the same uses, so the storage order stays a
+  // post-order (a fusion builder numbers its parameters once the body is
+  // built). `order` must be a permutation of [0, parameter_count()); else an
+  // error that changes nothing.
+  absl::Status RenumberParameters(absl::Span<const int64_t> order);
 
   Instruction* root() const { return root_; }
   void set_root(Instruction* root) { root_ = root; }

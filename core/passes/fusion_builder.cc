@@ -92,7 +92,6 @@ class SmallInstructionMap {
 // NumberParametersFromRoot's working storage.
 struct NumberingScratch {
   std::vector<int64_t> order;  // old parameter numbers, in the new order
-  std::vector<int64_t> rank;   // old number -> new
   std::vector<char> reached;   // by old number
   std::vector<char> visited;   // by storage position
   std::vector<Instruction*> stack;
@@ -274,12 +273,27 @@ class FusedComputationBuilder {
   }
 
   // Numbers the parameters in the order a depth-first walk from `root`
-  // (operands in order) first reaches them; the operands follow. Parameter
-  // objects keep their numbers and names: each takes the shape and the uses
-  // of the parameter whose place it takes.
-  void NumberParametersFromRoot(Instruction* root) {
+  // (operands in order) first reaches them, the operands following, then
+  // names them param_<number>. Each parameter object keeps its place and its
+  // uses and takes its new number: Resolve made it just before its first
+  // use, so the storage stays a post-order and nobody walks this body to
+  // order it again (re-pointing the uses at the object of the new number
+  // instead moved uses before their parameter, and each such candidate's
+  // post-order was then a walk over cold instructions: ~4% of an env step).
+  absl::Status NumberParametersFromRoot(Instruction* root) {
     const int64_t n = static_cast<int64_t>(operands_.size());
-    if (n < 2) return;
+    if (n >= 2) RETURN_IF_ERROR(OrderParametersFromRoot(root));
+    std::string scratch;
+    for (int64_t k = 0; k < n; ++k) {
+      computation_->parameter(k)->set_name(
+          module_->UniqueInstructionName(ParamName(k, scratch)));
+    }
+    return absl::OkStatus();
+  }
+
+  // NumberParametersFromRoot's numbering, for two or more parameters.
+  absl::Status OrderParametersFromRoot(Instruction* root) {
+    const int64_t n = static_cast<int64_t>(operands_.size());
     // Reused per thread (candidates are built one at a time): this runs
     // once per dry-pass candidate, where heap containers were a third of a
     // dry pass's mallocs and inline ones cost more in bookkeeping than the
@@ -324,30 +338,13 @@ class FusedComputationBuilder {
     }
     bool identity = true;
     for (int64_t k = 0; k < n; ++k) identity &= order[k] == k;
-    if (identity) return;
-    std::vector<int64_t>& rank = scratch.rank;
-    rank.resize(n);
-    for (int64_t k = 0; k < n; ++k) rank[order[k]] = k;
-    for (const auto& inst : computation_->instructions()) {
-      if (inst->opcode() == Opcode::kParameter) continue;
-      for (int64_t j = 0; j < inst->operand_count(); ++j) {
-        Instruction* operand = inst->operand(j);
-        if (operand->opcode() != Opcode::kParameter) continue;
-        Instruction* target = computation_->parameter(rank[operand->parameter_number()]);
-        if (target != operand) inst->ReplaceOperandWith(j, target);
-      }
-    }
+    if (identity) return absl::OkStatus();
+    RETURN_IF_ERROR(computation_->RenumberParameters(order));
     std::vector<Instruction*>& operands = scratch.operands;
     operands.assign(operands_.begin(), operands_.end());
-    for (int64_t k = 0; k < n; ++k) {
-      operands_[k] = operands[order[k]];
-      // Resolve made each parameter with its operand's shape, so parameter
-      // k takes operand k's. Copied only where the operand changed: moving
-      // every shape out and back was a third of this function's cost.
-      if (order[k] != k) computation_->parameter(k)->mutable_shape() = operands_[k]->shape();
-    }
+    for (int64_t k = 0; k < n; ++k) operands_[k] = operands[order[k]];
+    return absl::OkStatus();
   }
-
 
   // Ends the computation with `root`; returns it with the fusion's operands.
   std::unique_ptr<Computation> Finish(Instruction* root) {
@@ -384,9 +381,9 @@ class FusedComputationBuilder {
           ") as a fusion operand: fusion operands are arrays"));
     }
     const int64_t n = static_cast<int64_t>(operands_.size());
-    std::string scratch;
-    Instruction* param = computation_->AddInstruction(Instruction::CreateParameter(
-        n, operand->shape(), module_->UniqueInstructionName(ParamName(n, scratch))));
+    // Named by NumberParametersFromRoot, once numbered.
+    Instruction* param =
+        computation_->AddInstruction(Instruction::CreateParameter(n, operand->shape(), ""));
     operands_.push_back(operand);
     params_.Insert(operand, param);
     return param;
@@ -521,7 +518,7 @@ absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& s
     }
     root = builder.AddTuple(elements);
   }
-  builder.NumberParametersFromRoot(root);
+  RETURN_IF_ERROR(builder.NumberParametersFromRoot(root));
   const std::vector<Instruction*>& operands = builder.operands();
   std::unique_ptr<Computation> body = builder.Finish(root);
   // The builder adds every instruction after its operands, so the storage

@@ -1,6 +1,9 @@
 // The fusion builder (members inlined into one fused computation, only what
 // the wanted outputs need) and RemoveDeadFusionOutputs.
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "core/ir/fingerprint.h"
+#include "core/ir/name_registry.h"
 #include "core/passes/fusion_builder.h"
 #include "core/passes/fusion_outputs.h"
 #include "core/rewrite/prune.h"
@@ -105,6 +108,46 @@ TEST(FusionBuilderTest, BodyOrdersAreThePostOrdersAndBuildTheSameFusion) {
     printed[with_orders] = PrintModule(*module);
   }
   EXPECT_EQ(printed[0], printed[1]);
+}
+
+// Every candidate a dry fusion pass builds on the corpus twins is stored in
+// post-order and known to be (no walk is needed to order it), with parameter
+// k named param_k, whichever order its parameters were first made in.
+TEST(FusionBuilderTest, CandidateBodiesAreStoredInPostOrder) {
+  int64_t bodies = 0, renumbered = 0;
+  for (const auto& path : fusion_test::CorpusFiles("small/hlo")) {
+    std::unique_ptr<Module> module = fusion_test::LoadFile(path);
+    ASSERT_NE(module, nullptr) << path;
+    for (const char* spec : {"fusion", "multi-output-fusion", "horizontal-fusion"}) {
+      if (Dry(spec, *module) <= 0) continue;
+      for (const auto& computation : module->computations()) {
+        if (!computation->IsFusionComputation()) continue;
+        ++bodies;
+        EXPECT_TRUE(computation->stored_in_post_order()) << computation->name();
+        absl::flat_hash_set<const Instruction*> before;
+        bool first_made_in_order = true;
+        int64_t next_number = 0;
+        for (const auto& inst : computation->instructions()) {
+          for (const Instruction* operand : inst->operands()) {
+            EXPECT_TRUE(before.contains(operand))
+                << path.stem() << ": `" << inst->name() << "` is stored before its operand `"
+                << operand->name() << "`";
+          }
+          before.insert(inst.get());
+          if (inst->opcode() != Opcode::kParameter) continue;
+          const int64_t k = inst->parameter_number();
+          first_made_in_order &= k == next_number++;
+          EXPECT_EQ(computation->parameter(k), inst.get());
+          EXPECT_EQ(NameStem(inst->name()), absl::StrCat("param_", k)) << inst->name();
+        }
+        renumbered += !first_made_in_order;
+      }
+      break;  // one pass's candidates per module
+    }
+  }
+  EXPECT_GT(bodies, 1000);
+  // The case this is about: parameters numbered in another order than made.
+  EXPECT_GT(renumbered, 50);
 }
 
 TEST(FusionBuilderTest, MergeOrderDoesNotChangeTheFusion) {

@@ -223,6 +223,39 @@ TEST(GraphTest, PostOrderFollowsEveryEditThatBreaksStorageOrder) {
   }
 }
 
+// Renumbering parameters keeps the objects where they are stored, with
+// their uses, so a computation stored in post-order stays so; anything but a
+// permutation is refused and changes nothing.
+TEST(GraphTest, RenumberParametersKeepsStorageAndUses) {
+  auto module = MakeSmallModule();
+  Computation* main = module->entry();
+  Instruction* p0 = main->parameter(0);
+  Instruction* p1 = main->parameter(1);
+  std::vector<Instruction*> stored;
+  for (const auto& inst : main->instructions()) stored.push_back(inst.get());
+  ASSERT_TRUE(main->stored_in_post_order());
+  ASSERT_TRUE(main->RenumberParameters({1, 0}).ok());
+  EXPECT_EQ(main->parameter(0), p1);
+  EXPECT_EQ(main->parameter(1), p0);
+  EXPECT_EQ(p1->parameter_number(), 0);
+  EXPECT_EQ(p0->parameter_number(), 1);
+  EXPECT_EQ(p0->user_count(), 2);  // sum and product still read it
+  EXPECT_EQ(p1->user_count(), 1);
+  EXPECT_TRUE(main->stored_in_post_order());
+  std::vector<Instruction*> after;
+  for (const auto& inst : main->instructions()) after.push_back(inst.get());
+  EXPECT_EQ(after, stored);
+  for (const std::vector<int64_t>& bad :
+       std::vector<std::vector<int64_t>>{{0, 0}, {0}, {0, 2}, {-1, 0}, {0, 1, 2}}) {
+    absl::Status s = main->RenumberParameters(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("needs a permutation of 0..1"), std::string::npos) << s;
+    EXPECT_EQ(main->parameter(0), p1);
+    EXPECT_EQ(p1->parameter_number(), 0);
+    EXPECT_EQ(p0->parameter_number(), 1);
+  }
+}
+
 TEST(ShapeTest, CopiesOfTuplesAreDeep) {
   Shape array = Shape::Array(PrimitiveType::kF32, {2, 3});
   Shape tuple = Shape::Tuple({array, Shape::Scalar(PrimitiveType::kS32)});
