@@ -89,9 +89,14 @@ std::vector<PassInfo> BuiltinPasses() {
   return passes;
 }
 
+// The list is never edited in place: RegisterPass swaps in a new one, so
+// CreatePass reads a snapshot without copying it (an env step makes its
+// post-passes from their specs, and copying every PassInfo for that was ~1%
+// of a pool's CPU).
 struct Registry {
   std::mutex mutex;
-  std::vector<PassInfo> passes = BuiltinPasses();
+  std::shared_ptr<const std::vector<PassInfo>> passes =
+      std::make_shared<const std::vector<PassInfo>>(BuiltinPasses());
 };
 
 Registry& GetRegistry() {
@@ -101,23 +106,31 @@ Registry& GetRegistry() {
 
 }  // namespace
 
-std::vector<PassInfo> RegisteredPasses() {
+namespace {
+
+std::shared_ptr<const std::vector<PassInfo>> PassesNow() {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
   return registry.passes;
 }
 
+}  // namespace
+
+std::vector<PassInfo> RegisteredPasses() { return *PassesNow(); }
+
 absl::Status RegisterPass(PassInfo info) {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
-  for (const PassInfo& existing : registry.passes) {
+  for (const PassInfo& existing : *registry.passes) {
     if (existing.name == info.name) {
       return absl::AlreadyExistsError(absl::StrCat("a pass named `", info.name, "` exists"));
     }
   }
-  registry.passes.push_back(std::move(info));
-  std::sort(registry.passes.begin(), registry.passes.end(),
+  auto passes = std::make_shared<std::vector<PassInfo>>(*registry.passes);
+  passes->push_back(std::move(info));
+  std::sort(passes->begin(), passes->end(),
             [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  registry.passes = std::move(passes);
   return absl::OkStatus();
 }
 
@@ -144,7 +157,8 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view spec) {
     name = absl::StripAsciiWhitespace(text.substr(0, open));
     args = text.substr(open + 1, text.size() - open - 2);
   }
-  const std::vector<PassInfo> passes = RegisteredPasses();
+  const std::shared_ptr<const std::vector<PassInfo>> snapshot = PassesNow();
+  const std::vector<PassInfo>& passes = *snapshot;
   if (const PassInfo* info = FindPass(passes, name)) {
     ASSIGN_OR_RETURN(PassOptions options,
                      PassOptions::Parse(std::string_view(args.data(), args.size())));
