@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/base/prefetch.h"
@@ -215,24 +216,25 @@ absl::Status Computation::RemoveParameter(int64_t i) {
 
 absl::Status Computation::RenumberParameters(absl::Span<const int64_t> order) {
   const int64_t n = parameter_count();
+  // Inline: a dry fusion pass renumbers the parameters of most of its
+  // candidates, each with a handful.
+  absl::InlinedVector<char, 16> taken(static_cast<size_t>(n), 0);
   bool permutation = static_cast<int64_t>(order.size()) == n;
-  std::vector<Instruction*> renumbered(static_cast<size_t>(n), nullptr);
-  std::vector<char> taken(static_cast<size_t>(n), 0);
   for (int64_t k = 0; k < n && permutation; ++k) {
     const int64_t old = order[k];
     permutation = old >= 0 && old < n && !taken[old] && parameters_[old] != nullptr;
-    if (permutation) {
-      taken[old] = 1;
-      renumbered[k] = parameters_[old];
-    }
+    if (permutation) taken[old] = 1;
   }
   if (!permutation) {
     return absl::InvalidArgumentError(absl::StrCat(
         "renumbering the parameters of `", name_, "` needs a permutation of 0..", n - 1,
         ", got [", absl::StrJoin(order, ", "), "]"));
   }
-  for (int64_t k = 0; k < n; ++k) renumbered[k]->set_index(k);
-  parameters_ = std::move(renumbered);
+  const absl::InlinedVector<Instruction*, 16> before(parameters_.begin(), parameters_.end());
+  for (int64_t k = 0; k < n; ++k) {
+    parameters_[k] = before[order[k]];
+    parameters_[k]->set_index(k);
+  }
   return absl::OkStatus();
 }
 
