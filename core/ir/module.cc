@@ -21,7 +21,7 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
                                           bool names_reserved) {
   Computation* comp = computation.get();
   comp->set_parent(this);
-  if (computation_names_) computation_names_->Insert(comp->name());
+  if (computation_names_built_) computation_names_->Insert(comp->name());
   for (const auto& inst : comp->instructions()) {
     if (inst->unique_id() < 0) inst->set_unique_id(NextUniqueId());
     if (inst->name().empty()) {
@@ -84,12 +84,17 @@ int64_t Module::instruction_count() const {
 }
 
 void Module::NoteInstructionName(std::string_view name) {
-  if (instruction_names_) instruction_names_->Insert(name);
+  if (instruction_names_built_) instruction_names_->Insert(name);
 }
 
 std::string Module::UniqueInstructionName(std::string_view prefix) {
-  if (!instruction_names_) {
-    instruction_names_ = std::make_unique<NameRegistry>();
+  if (!instruction_names_built_) {
+    if (instruction_names_ == nullptr) {
+      instruction_names_ = std::make_unique<NameRegistry>();
+    } else {
+      instruction_names_->Clear();
+    }
+    instruction_names_built_ = true;
     for (const auto& comp : computations_) {
       for (const auto& inst : comp->instructions()) instruction_names_->Insert(inst->name());
     }
@@ -101,8 +106,13 @@ std::string Module::UniqueInstructionName(std::string_view prefix) {
 std::string Module::UniqueComputationName(std::string_view prefix) {
   // Names in use, built on first use; names of removed computations stay
   // reserved, which is harmless and keeps this O(1) per name.
-  if (!computation_names_) {
-    computation_names_ = std::make_unique<NameRegistry>();
+  if (!computation_names_built_) {
+    if (computation_names_ == nullptr) {
+      computation_names_ = std::make_unique<NameRegistry>();
+    } else {
+      computation_names_->Clear();
+    }
+    computation_names_built_ = true;
     for (const auto& comp : computations_) computation_names_->Insert(comp->name());
   }
   // Unique is Insert, then NextFree of the stem when taken, with one parse
@@ -114,8 +124,8 @@ std::unique_ptr<Module> Module::Clone() const { return CloneParts(ClonePart()); 
 
 void Module::StoreAsCloned() {
   for (const auto& computation : computations_) computation->StoreAsCloned();
-  instruction_names_.reset();
-  computation_names_.reset();
+  instruction_names_built_ = false;
+  computation_names_built_ = false;
 }
 
 namespace {

@@ -128,8 +128,13 @@ class Module {
   std::string stack_frame_index_;
   int64_t next_id_ = 0;
   // Built on first use of UniqueInstructionName, so parsing pays nothing.
+  // StoreAsCloned drops them, as a copy starts without them, by marking
+  // them unbuilt: the next build clears and refills the same registry, whose
+  // storage an env step would otherwise free and allocate again.
   std::unique_ptr<NameRegistry> instruction_names_;
   std::unique_ptr<NameRegistry> computation_names_;
+  bool instruction_names_built_ = false;
+  bool computation_names_built_ = false;
 };
 
 }  // namespace hlogym

@@ -1,5 +1,6 @@
 #include "core/ir/name_registry.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -167,6 +168,17 @@ std::string NameRegistry::Unique(std::string_view name) {
     }
   }
   return NextFreeIn(stem, p.stem);
+}
+
+void NameRegistry::Clear() {
+  // An empty stem answers as an unknown one: no N in use, not bare, and the
+  // next N handed out is the first free one from 1.
+  for (auto& [text, stem] : stems_) {
+    std::fill(stem->used.begin(), stem->used.end(), 0);
+    stem->bare = false;
+    stem->counter = 0;
+  }
+  whole_.clear();
 }
 
 std::string NameRegistry::NextFree(std::string_view stem_name) {

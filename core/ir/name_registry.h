@@ -32,6 +32,10 @@ class NameRegistry {
   // Insert then NextFree with one parse and one stem lookup (naming was ~10%
   // of an env step, most of it for clones whose name is taken).
   std::string Unique(std::string_view name);
+  // Forgets every name and counter, as a new registry starts, keeping its
+  // storage: stems known stay known, empty (a module rebuilds its registry
+  // every env step, from mostly the same stems).
+  void Clear();
 
  private:
   struct Stem {

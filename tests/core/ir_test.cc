@@ -504,6 +504,32 @@ TEST(NameRegistryTest, HandsOutTheNamesOfTheReferenceRule) {
 
 // Unique(name) is Insert(name) ? name : NextFree(NameStem(name)), in one
 // lookup: both paths hand out the same names from the same state.
+// A cleared registry answers as a new one (a module clears its registry each
+// env step rather than making another): one registry, cleared between rounds
+// of names, against a fresh reference each round.
+TEST(NameRegistryTest, ClearedRegistryIsANewOne) {
+  const std::vector<std::string> stems = {"add", "fusion", "a.b", "x.7", "", "p"};
+  std::mt19937_64 rng(11);
+  NameRegistry registry;
+  for (int round = 0; round < 20; ++round) {
+    registry.Clear();
+    ReferenceNames reference;
+    for (int i = 0; i < 400; ++i) {
+      const std::string& stem = stems[rng() % stems.size()];
+      if (rng() % 4 == 0) {
+        ASSERT_EQ(registry.NextFree(stem), reference.NextFree(stem))
+            << "round " << round << " step " << i;
+        continue;
+      }
+      const std::string name = RandomName(rng, stem);
+      const bool was_free = reference.Insert(name);
+      ASSERT_EQ(registry.Contains(name), !was_free) << "round " << round << ": " << name;
+      ASSERT_EQ(registry.Unique(name), was_free ? name : reference.NextFree(std::string(NameStem(name))))
+          << "round " << round << ": " << name;
+    }
+  }
+}
+
 TEST(NameRegistryTest, UniqueIsInsertOrTheNextFreeOfTheStem) {
   const std::vector<std::string> stems = {"add", "fusion", "a.b", "x.7", "p"};
   std::mt19937_64 rng(11);
