@@ -275,11 +275,11 @@ class FusedComputationBuilder {
   // Numbers the parameters in the order a depth-first walk from `root`
   // (operands in order) first reaches them, the operands following, then
   // names them param_<number>. Each parameter object keeps its place and its
-  // uses and takes its new number: Resolve made it just before its first
-  // use, so the storage stays a post-order and nobody walks this body to
-  // order it again (re-pointing the uses at the object of the new number
-  // instead moved uses before their parameter, and each such candidate's
-  // post-order was then a walk over cold instructions: ~4% of an env step).
+  // uses and takes its new number: Resolve made it before its first use, so
+  // the storage stays a post-order and nobody walks this body to order it
+  // again (re-pointing the uses at the object of the new number instead
+  // moved uses before their parameter, and each such candidate's post-order
+  // was then a walk over cold instructions: ~4% of an env step).
   absl::Status NumberParametersFromRoot(Instruction* root) {
     const int64_t n = static_cast<int64_t>(operands_.size());
     if (n >= 2) RETURN_IF_ERROR(OrderParametersFromRoot(root));

@@ -57,10 +57,13 @@ class FusedBodyOrders {
 // The fused computation's parameters are numbered in the order a walk from
 // its root (depth first, operands in order) first reaches them, and the
 // fusion's operands follow, so that a fusion does not depend on the order
-// its members were merged in. With `output_order`, several outputs are put
-// in a canonical order too (by ValueFingerprints; ties keep spec's order)
-// and `*output_order` receives them in the fusion's order; without it they
-// keep spec's order. With `orders`, member bodies' post-orders come from it.
+// its members were merged in. The body is stored in post-order (each
+// parameter where it was first needed) and known to be
+// (Computation::stored_in_post_order), so ordering it walks nothing. With
+// `output_order`, several outputs are put in a canonical order too (by
+// ValueFingerprints; ties keep spec's order) and `*output_order` receives
+// them in the fusion's order; without it they keep spec's order. With
+// `orders`, member bodies' post-orders come from it.
 absl::StatusOr<Instruction*> BuildFusion(Rewriter& rewriter, const FusionSpec& spec,
                                          std::vector<FusedValue>* output_order = nullptr,
                                          FusedBodyOrders* orders = nullptr);
