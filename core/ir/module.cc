@@ -87,37 +87,47 @@ void Module::NoteInstructionName(std::string_view name) {
   if (instruction_names_built_) instruction_names_->Insert(name);
 }
 
-std::string Module::UniqueInstructionName(std::string_view prefix) {
-  if (!instruction_names_built_) {
-    if (instruction_names_ == nullptr) {
-      instruction_names_ = std::make_unique<NameRegistry>();
+namespace {
+
+// `names`, emptied and filled by `fill` unless built since StoreAsCloned
+// last dropped it; made on first use.
+template <typename Fill>
+NameRegistry& BuiltNames(std::unique_ptr<NameRegistry>& names, bool& built, Fill fill) {
+  if (!built) {
+    if (names == nullptr) {
+      names = std::make_unique<NameRegistry>();
     } else {
-      instruction_names_->Clear();
+      names->Clear();
     }
-    instruction_names_built_ = true;
-    for (const auto& comp : computations_) {
-      for (const auto& inst : comp->instructions()) instruction_names_->Insert(inst->name());
-    }
+    built = true;
+    fill(*names);
   }
-  if (prefix.empty()) return instruction_names_->NextFree("instruction");
-  return instruction_names_->Unique(prefix);
+  return *names;
+}
+
+}  // namespace
+
+std::string Module::UniqueInstructionName(std::string_view prefix) {
+  NameRegistry& names =
+      BuiltNames(instruction_names_, instruction_names_built_, [&](NameRegistry& in_use) {
+        for (const auto& comp : computations_) {
+          for (const auto& inst : comp->instructions()) in_use.Insert(inst->name());
+        }
+      });
+  if (prefix.empty()) return names.NextFree("instruction");
+  return names.Unique(prefix);
 }
 
 std::string Module::UniqueComputationName(std::string_view prefix) {
   // Names in use, built on first use; names of removed computations stay
   // reserved, which is harmless and keeps this O(1) per name.
-  if (!computation_names_built_) {
-    if (computation_names_ == nullptr) {
-      computation_names_ = std::make_unique<NameRegistry>();
-    } else {
-      computation_names_->Clear();
-    }
-    computation_names_built_ = true;
-    for (const auto& comp : computations_) computation_names_->Insert(comp->name());
-  }
+  NameRegistry& names =
+      BuiltNames(computation_names_, computation_names_built_, [&](NameRegistry& in_use) {
+        for (const auto& comp : computations_) in_use.Insert(comp->name());
+      });
   // Unique is Insert, then NextFree of the stem when taken, with one parse
   // and one stem lookup (a dry pass names a fused computation per candidate).
-  return computation_names_->Unique(prefix);
+  return names.Unique(prefix);
 }
 
 std::unique_ptr<Module> Module::Clone() const { return CloneParts(ClonePart()); }
