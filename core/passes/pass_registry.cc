@@ -104,10 +104,6 @@ Registry& GetRegistry() {
   return *registry;
 }
 
-}  // namespace
-
-namespace {
-
 std::shared_ptr<const std::vector<PassInfo>> PassesNow() {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
