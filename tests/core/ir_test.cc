@@ -524,8 +524,9 @@ TEST(NameRegistryTest, ClearedRegistryIsANewOne) {
       const std::string name = RandomName(rng, stem);
       const bool was_free = reference.Insert(name);
       ASSERT_EQ(registry.Contains(name), !was_free) << "round " << round << ": " << name;
-      ASSERT_EQ(registry.Unique(name), was_free ? name : reference.NextFree(std::string(NameStem(name))))
-          << "round " << round << ": " << name;
+      const std::string expected =
+          was_free ? name : reference.NextFree(std::string(NameStem(name)));
+      ASSERT_EQ(registry.Unique(name), expected) << "round " << round << ": " << name;
     }
   }
 }
