@@ -18,6 +18,8 @@ inline EnvSpec WideLimitsSpec(const EnvConfig& config) {
   spec.post_passes = config.post_passes;
   spec.max_steps = config.max_steps;
   spec.limits = {32768, 131072, 2048, 16};
+  spec.node_scope = config.observe_candidate_bodies ? NodeScope::kAll
+                                                    : NodeScope::kWithoutCandidateBodies;
   return spec;
 }
 
