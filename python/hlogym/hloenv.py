@@ -53,6 +53,10 @@ class HloEnv:
 
     def run(self, pipeline: Pipeline) -> bool:
         """Runs (or resumes) `pipeline`; True when a dry pass left alternatives to decide."""
+        if not isinstance(pipeline, Pipeline):
+            # HloEnv ran pass objects; here passes are named in a Pipeline.
+            raise TypeError(f"run takes a hlogym.Pipeline, got {type(pipeline).__name__}: build "
+                            "one with Pipeline(name), then add_pass(spec) / add_dry_pass(spec)")
         return pipeline.run(self._module)
 
     def get_hlo_graph(self, **limits) -> dict:

@@ -219,9 +219,12 @@ class HloVectorEnv(VectorEnv):
 
     def _infos(self, out: dict) -> dict:
         infos: dict[str, Any] = {}
+        # Copies of one mask: np.ones per key was a third of this wrapper's
+        # time per step.
+        every_row = np.ones(len(out["env_id"]), dtype=np.bool_)
         for key in INFO_KEYS:
             infos[key] = out[key]
-            infos["_" + key] = np.ones(len(out[key]), dtype=np.bool_)
+            infos["_" + key] = every_row.copy()
         errors = out["errors"]
         if any(errors):
             # An environment whose reset or step failed (a graph over the

@@ -22,6 +22,14 @@ namespace py = pybind11;
 namespace hlogym {
 namespace {
 
+// -1 (a fixed point) or a count: anything else is a slip, which the
+// pipeline would otherwise run as a fixed point (below -1) or skip (0).
+int CheckedLoopCount(int loop_count) {
+  if (loop_count == -1 || loop_count > 0) return loop_count;
+  throw py::value_error("loop_count must be -1 (until nothing changes) or a positive count, got " +
+                        std::to_string(loop_count));
+}
+
 // The observation of one module, sized to fit it exactly unless limits are given.
 py::dict Observe(const Module& module, std::optional<FeatureLimits> given) {
   GraphCounts counts = CountGraph(module);
@@ -155,19 +163,22 @@ void RegisterRewrite(py::module_& m) {
 Passes run in order, loop_count times or to a fixed point (-1). A dry pass in
 it stops run() (which returns True) once it has built alternatives; apply
 decisions, then call run() again to resume after it, as HloEnv's AltPipeline.)doc")
-      .def(py::init<std::string, int>(), py::arg("name"), py::arg("loop_count") = 1)
+      .def(py::init([](std::string name, int loop_count) {
+             return Pipeline(std::move(name), CheckedLoopCount(loop_count));
+           }),
+           py::arg("name"), py::arg("loop_count") = 1)
       .def_static("default", &DefaultPipeline,
                   "XLA's pipeline as hlogym runs it in apply mode (simplification, fusion,\n"
                   "multi-output and horizontal fusion, cleanup): the baseline agents are\n"
                   "compared with.")
       .def("add_pass",
            [](Pipeline& p, const std::string& spec, int loop_count) -> Pipeline& {
-             return p.AddPass(Unwrap(CreatePass(spec)), loop_count);
+             return p.AddPass(Unwrap(CreatePass(spec)), CheckedLoopCount(loop_count));
            },
            py::arg("spec"), py::arg("loop_count") = 1, py::return_value_policy::reference)
       .def("add_dry_pass",
            [](Pipeline& p, const std::string& spec, int loop_count) -> Pipeline& {
-             return p.AddDryPass(Unwrap(CreatePass(spec)), loop_count);
+             return p.AddDryPass(Unwrap(CreatePass(spec)), CheckedLoopCount(loop_count));
            },
            py::arg("spec"), py::arg("loop_count") = 1, py::return_value_policy::reference)
       .def("add_pipeline",

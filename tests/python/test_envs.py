@@ -33,6 +33,11 @@ def test_make_reset_step(files):
     assert envs.observation_space.contains(obs)
     assert infos["env_id"].tolist() == [0, 1, 2]
     assert (obs["alt_valid"].sum(axis=1) == infos["num_alternatives"]).all()
+    # Gymnasium's vector infos: a row mask per key, each its own array.
+    masks = [infos["_" + key] for key in infos if not key.startswith("_")]
+    assert all(m.dtype == np.bool_ and m.tolist() == [True] * 3 for m in masks)
+    masks[0][0] = False
+    assert all(m[0] for m in masks[1:])
     rng = np.random.default_rng(0)
     total = np.zeros(3)
     for _ in range(10):
@@ -277,6 +282,26 @@ def test_hloenv_decisions_must_be_integers(softmax_path):
     assert env.get_hlo_module_hash() == before
     env.apply_alternatives([[n, 1] for n in nodes])
     assert env.get_hlo_module_hash() != before
+
+
+def test_hloenv_run_takes_a_pipeline(softmax_path):
+    env = hlogym.HloEnv(str(softmax_path))
+    before = env.get_hlo_module_hash()
+    with pytest.raises(TypeError, match="run takes a hlogym.Pipeline, got str"):
+        env.run("fusion")
+    assert env.get_hlo_module_hash() == before
+
+
+@pytest.mark.parametrize("loop_count", [0, -2])
+def test_pipeline_loop_count_is_minus_one_or_positive(loop_count):
+    message = f"loop_count must be -1 \\(until nothing changes\\) or a positive count, got {loop_count}"
+    with pytest.raises(ValueError, match=message):
+        hlogym.Pipeline("p", loop_count=loop_count)
+    pipeline = hlogym.Pipeline("p", loop_count=-1)
+    with pytest.raises(ValueError, match=message):
+        pipeline.add_pass("dce", loop_count=loop_count)
+    with pytest.raises(ValueError, match=message):
+        pipeline.add_dry_pass("fusion", loop_count=loop_count)
 
 
 def test_hloenv_missing_path_is_file_not_found(tmp_path):
