@@ -190,6 +190,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> se
     return absl::InvalidArgumentError(absl::StrCat(
         "reset_mask must have num_envs = ", num_envs(), " entries, got ", mask.size()));
   }
+  std::lock_guard<std::mutex> call(calls_mutex_);
   for (int64_t i = 0; i < num_envs(); ++i) RETURN_IF_ERROR(CheckEnvId(i));
   std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
   arena_.execute([&] {
@@ -211,6 +212,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Reset(std::optional<uint64_t> se
 absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Step(absl::Span<const int64_t> actions) {
   std::vector<int32_t> ids(num_envs());
   for (int64_t i = 0; i < num_envs(); ++i) ids[i] = static_cast<int32_t>(i);
+  std::lock_guard<std::mutex> call(calls_mutex_);
   RETURN_IF_ERROR(CheckActions(actions, ids));
   std::shared_ptr<Batch> batch = AcquireBatch(num_envs());
   const int64_t width = spec_.limits.max_alternatives;
@@ -243,6 +245,12 @@ void EnvPool::FinishRow(const std::shared_ptr<Slot>& slot) {
 
 absl::Status EnvPool::Send(absl::Span<const int64_t> actions,
                            absl::Span<const int32_t> env_ids) {
+  std::lock_guard<std::mutex> call(calls_mutex_);
+  return SendLocked(actions, env_ids);
+}
+
+absl::Status EnvPool::SendLocked(absl::Span<const int64_t> actions,
+                                 absl::Span<const int32_t> env_ids) {
   RETURN_IF_ERROR(CheckActions(actions, env_ids));
   for (size_t a = 0; a < env_ids.size(); ++a) {
     for (size_t b = a + 1; b < env_ids.size(); ++b) {
@@ -304,6 +312,7 @@ bool EnvPool::RunQueuedJob() {
 }
 
 absl::Status EnvPool::AsyncReset() {
+  std::lock_guard<std::mutex> call(calls_mutex_);
   std::vector<int32_t> ids;
   for (int64_t i = 0; i < num_envs(); ++i) {
     if (!in_flight_[i]) {
@@ -312,7 +321,7 @@ absl::Status EnvPool::AsyncReset() {
     }
   }
   std::vector<int64_t> zeros(ids.size() * spec_.limits.max_alternatives, 0);
-  return Send(zeros, ids);
+  return SendLocked(zeros, ids);
 }
 
 absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Recv() {
@@ -341,6 +350,7 @@ absl::StatusOr<std::shared_ptr<Batch>> EnvPool::Recv() {
 }
 
 absl::StatusOr<std::unique_ptr<Module>> EnvPool::ModuleCopy(int64_t env_id) const {
+  std::lock_guard<std::mutex> call(calls_mutex_);
   RETURN_IF_ERROR(CheckEnvId(env_id));
   if (!envs_[env_id]->in_episode()) {
     return absl::FailedPreconditionError(absl::StrCat("env ", env_id, " has not been reset"));
@@ -349,21 +359,25 @@ absl::StatusOr<std::unique_ptr<Module>> EnvPool::ModuleCopy(int64_t env_id) cons
 }
 
 absl::StatusOr<EpisodeRecord> EnvPool::Record(int64_t env_id) const {
+  std::lock_guard<std::mutex> call(calls_mutex_);
   RETURN_IF_ERROR(CheckEnvId(env_id));
   return envs_[env_id]->record();
 }
 
 absl::StatusOr<EnvInfo> EnvPool::Info(int64_t env_id) const {
+  std::lock_guard<std::mutex> call(calls_mutex_);
   RETURN_IF_ERROR(CheckEnvId(env_id));
   return envs_[env_id]->info();
 }
 
 absl::StatusOr<std::unique_ptr<HloRewriteEnv>> EnvPool::ForkEnv(int64_t env_id) const {
+  std::lock_guard<std::mutex> call(calls_mutex_);
   RETURN_IF_ERROR(CheckEnvId(env_id));
   return envs_[env_id]->Fork();
 }
 
 absl::StatusOr<const HloRewriteEnv*> EnvPool::Env(int64_t env_id) const {
+  std::lock_guard<std::mutex> call(calls_mutex_);
   RETURN_IF_ERROR(CheckEnvId(env_id));
   return envs_[env_id].get();
 }

@@ -73,11 +73,17 @@ class EnvPool {
   absl::StatusOr<std::shared_ptr<Batch>> Recv();
 
   // Per-environment access; the environment must not be in flight.
+  // Every call above and below may come from several threads at once (Python
+  // threads, with the GIL released): they take turns (calls_mutex_), and an
+  // env is never stepped by two at once. Recv does not wait its turn, so one
+  // thread may wait in Recv while another sends.
   absl::StatusOr<std::unique_ptr<Module>> ModuleCopy(int64_t env_id) const;
   absl::StatusOr<EpisodeRecord> Record(int64_t env_id) const;
   absl::StatusOr<EnvInfo> Info(int64_t env_id) const;
   absl::StatusOr<std::unique_ptr<HloRewriteEnv>> ForkEnv(int64_t env_id) const;
-  // Read-only view of an environment (agents decide from it without a copy).
+  // Read-only view of an environment (agents decide from it without a copy);
+  // valid until the pool's next step or reset, which the caller must not make
+  // from another thread while it reads.
   absl::StatusOr<const HloRewriteEnv*> Env(int64_t env_id) const;
   // How the last sync Step or Reset ran: each env's time and thread.
   const StepSchedule& schedule() const { return schedule_; }
@@ -90,6 +96,8 @@ class EnvPool {
   std::shared_ptr<Batch> AcquireBatch(int64_t rows);
   std::shared_ptr<Batch> AcquireBatchLocked(int64_t rows);  // mutex_ held
   absl::Status CheckEnvId(int64_t env_id) const;
+  absl::Status SendLocked(absl::Span<const int64_t> actions,
+                          absl::Span<const int32_t> env_ids);  // calls_mutex_ held
   absl::Status CheckActions(absl::Span<const int64_t> actions,
                             absl::Span<const int32_t> env_ids) const;
   // What one environment's step or reset came to, before it is written into
@@ -128,6 +136,11 @@ class EnvPool {
   tbb::task_arena arena_;
   tbb::task_group async_tasks_;
 
+  // Held by each public call but Recv for its whole run: two sync steps at
+  // once would step every env twice at once, and a read of an env (a module
+  // copy, a fork) during a step would read it half-stepped. Queued async
+  // steps run without it, on envs marked in flight while it was held.
+  mutable std::mutex calls_mutex_;
   std::mutex mutex_;  // guards everything below
   std::condition_variable ready_cv_;
   std::vector<std::shared_ptr<Batch>> recycled_;

@@ -272,23 +272,38 @@ users want hlogym.make(); this class is the raw, dict-of-arrays interface.)doc")
       .def(
           "module",
           [](const EnvPool& pool, int64_t env_id) {
+            // Without the GIL: the call waits for a step on another thread.
+            py::gil_scoped_release release;
             return std::shared_ptr<Module>(Unwrap(pool.ModuleCopy(env_id)));
           },
           py::arg("env_id"), "A copy of the environment's current module.")
       .def(
           "info", [](const EnvPool& pool, int64_t env_id) {
-            return InfoDict(Unwrap(pool.Info(env_id)));
+            absl::StatusOr<EnvInfo> info;
+            {
+              py::gil_scoped_release release;
+              info = pool.Info(env_id);
+            }
+            return InfoDict(Unwrap(std::move(info)));
           },
           py::arg("env_id"))
       .def(
           "record",
           [](const EnvPool& pool, int64_t env_id) {
-            return RecordDict(Unwrap(pool.Record(env_id)));
+            absl::StatusOr<EpisodeRecord> record;
+            {
+              py::gil_scoped_release release;
+              record = pool.Record(env_id);
+            }
+            return RecordDict(Unwrap(std::move(record)));
           },
           py::arg("env_id"), "The episode so far: its benchmark, choices and rewards.")
       .def(
           "fork",
-          [](const EnvPool& pool, int64_t env_id) { return Unwrap(pool.ForkEnv(env_id)); },
+          [](const EnvPool& pool, int64_t env_id) {
+            py::gil_scoped_release release;
+            return Unwrap(pool.ForkEnv(env_id));
+          },
           py::arg("env_id"),
           "A RewriteEnv continuing independently from where environment env_id stands.");
 }

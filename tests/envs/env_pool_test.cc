@@ -3,10 +3,12 @@
 #include "envs/env_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "tests/envs/env_test_util.h"
@@ -303,6 +305,33 @@ TEST(EnvPoolTest, AsyncStepsEachEnvAsSyncDoes) {
     }
     batch = sync->Step(actions).value();
   }
+}
+
+// Python threads may call one pool at once (the GIL is released while it
+// works): the calls take turns, so no env is stepped twice at once or read
+// half-stepped (two threads stepping one pool used to crash the process: in
+// two of three runs of this test before the fix; TSan sees every such race).
+TEST(EnvPoolTest, CallsFromSeveralThreadsTakeTurns) {
+  constexpr int64_t kEnvs = 4;
+  auto pool = MakePool(kEnvs, 2, /*batch=*/0, /*max_steps=*/1000);
+  ASSERT_TRUE(pool->Reset(1, {}).ok());
+  const std::vector<int64_t> decline_all(kEnvs * pool->spec().limits.max_alternatives, 0);
+  std::atomic<int> failures{0};
+  auto step = [&] {
+    for (int i = 0; i < 300; ++i) failures += !pool->Step(decline_all).ok();
+  };
+  auto read = [&] {
+    for (int i = 0; i < 1200; ++i) {
+      failures += !pool->ModuleCopy(i % kEnvs).ok();
+      failures += !pool->ForkEnv(i % kEnvs).ok();
+    }
+  };
+  std::thread a(step), b(step), c(read);
+  a.join();
+  b.join();
+  c.join();
+  EXPECT_EQ(failures, 0);
+  for (int64_t e = 0; e < kEnvs; ++e) EXPECT_EQ(pool->Info(e)->step, 600) << "env " << e;
 }
 
 TEST(EnvPoolTest, BuffersHeldOutsideAreNeverReused) {
