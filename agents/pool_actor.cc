@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "core/base/parallel.h"
@@ -33,11 +34,18 @@ absl::StatusOr<std::vector<int64_t>> PoolActor::ActPool(const EnvPool& pool) {
   const int64_t n = pool.num_envs();
   const int64_t width = pool.spec().limits.max_alternatives;
   RETURN_IF_ERROR(Grow(n));
-  std::vector<const HloRewriteEnv*> envs(n);
-  for (int64_t i = 0; i < n; ++i) {
-    ASSIGN_OR_RETURN(envs[i], pool.Env(i));
-  }
+  std::vector<int64_t> ids(n);
+  std::iota(ids.begin(), ids.end(), 0);
   std::vector<int64_t> actions(n * width, 0);
+  RETURN_IF_ERROR(pool.ReadEnvs(ids, [&](absl::Span<const HloRewriteEnv* const> envs) {
+    return ActAll(envs, width, actions);
+  }));
+  return actions;
+}
+
+absl::Status PoolActor::ActAll(absl::Span<const HloRewriteEnv* const> envs, int64_t width,
+                               std::vector<int64_t>& actions) {
+  const int64_t n = static_cast<int64_t>(envs.size());
   std::mutex error_mutex;
   absl::Status error;
   ParallelForEach(0, n, [&](int64_t i) {
@@ -55,8 +63,7 @@ absl::StatusOr<std::vector<int64_t>> PoolActor::ActPool(const EnvPool& pool) {
     const int64_t count = std::min<int64_t>(width, static_cast<int64_t>(choices->size()));
     std::copy(choices->begin(), choices->begin() + count, actions.begin() + i * width);
   });
-  RETURN_IF_ERROR(error);
-  return actions;
+  return error;
 }
 
 }  // namespace hlogym

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "agents/agent.h"
 #include "envs/env_pool.h"
 
@@ -34,6 +35,9 @@ class PoolActor {
   PoolActor(std::string spec, uint64_t seed) : spec_(std::move(spec)), seed_(seed) {}
   // Makes agents 0..count-1 that do not exist yet (not thread-safe).
   absl::Status Grow(int64_t count);
+  // ActPool's work, on the pool's envs while no other call changes them.
+  absl::Status ActAll(absl::Span<const HloRewriteEnv* const> envs, int64_t width,
+                      std::vector<int64_t>& actions);
 
   std::string spec_;
   uint64_t seed_;

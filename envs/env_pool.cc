@@ -376,10 +376,17 @@ absl::StatusOr<std::unique_ptr<HloRewriteEnv>> EnvPool::ForkEnv(int64_t env_id) 
   return envs_[env_id]->Fork();
 }
 
-absl::StatusOr<const HloRewriteEnv*> EnvPool::Env(int64_t env_id) const {
+absl::Status EnvPool::ReadEnvs(
+    absl::Span<const int64_t> env_ids,
+    absl::FunctionRef<absl::Status(absl::Span<const HloRewriteEnv* const>)> read) const {
   std::lock_guard<std::mutex> call(calls_mutex_);
-  RETURN_IF_ERROR(CheckEnvId(env_id));
-  return envs_[env_id].get();
+  std::vector<const HloRewriteEnv*> envs;
+  envs.reserve(env_ids.size());
+  for (int64_t id : env_ids) {
+    RETURN_IF_ERROR(CheckEnvId(id));
+    envs.push_back(envs_[id].get());
+  }
+  return read(envs);
 }
 
 }  // namespace hlogym

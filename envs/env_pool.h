@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/base/parallel.h"
@@ -81,10 +82,12 @@ class EnvPool {
   absl::StatusOr<EpisodeRecord> Record(int64_t env_id) const;
   absl::StatusOr<EnvInfo> Info(int64_t env_id) const;
   absl::StatusOr<std::unique_ptr<HloRewriteEnv>> ForkEnv(int64_t env_id) const;
-  // Read-only view of an environment (agents decide from it without a copy);
-  // valid until the pool's next step or reset, which the caller must not make
-  // from another thread while it reads.
-  absl::StatusOr<const HloRewriteEnv*> Env(int64_t env_id) const;
+  // Runs `read` on the environments `env_ids` (none in flight), in that
+  // order, while no other call changes them: agents decide from the envs
+  // without copying them. `read` must not call the pool.
+  absl::Status ReadEnvs(
+      absl::Span<const int64_t> env_ids,
+      absl::FunctionRef<absl::Status(absl::Span<const HloRewriteEnv* const>)> read) const;
   // How the last sync Step or Reset ran: each env's time and thread.
   const StepSchedule& schedule() const { return schedule_; }
 

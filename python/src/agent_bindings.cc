@@ -17,6 +17,7 @@
 #include "agents/episode_runner.h"
 #include "agents/pool_actor.h"
 #include "agents/random_agent.h"
+#include "core/base/status_macros.h"
 #include "envs/env_pool.h"
 #include "envs/runtime_source.h"
 #include "python/src/bindings.h"
@@ -156,8 +157,11 @@ seeded with seed + i). Most users want hlogym.make_agent().)doc")
             const int64_t width = pool.spec().limits.max_alternatives;
             {
               py::gil_scoped_release release;
-              const HloRewriteEnv* env = Unwrap(pool.Env(env_id));
-              choices = Unwrap(actor.Act(*env, env_id));
+              const int64_t ids[] = {env_id};
+              Check(pool.ReadEnvs(ids, [&](absl::Span<const HloRewriteEnv* const> envs) {
+                ASSIGN_OR_RETURN(choices, actor.Act(*envs[0], env_id));
+                return absl::OkStatus();
+              }));
             }
             choices.resize(width, 0);
             return ToArray(std::move(choices), {width});

@@ -334,6 +334,29 @@ TEST(EnvPoolTest, CallsFromSeveralThreadsTakeTurns) {
   for (int64_t e = 0; e < kEnvs; ++e) EXPECT_EQ(pool->Info(e)->step, 600) << "env " << e;
 }
 
+// Agents read envs in place through ReadEnvs: an env in flight is refused
+// (its async step may be running), the others are read.
+TEST(EnvPoolTest, ReadEnvsRefusesAnEnvInFlight) {
+  auto pool = MakePool(3, 1, /*batch=*/1);  // one thread: a sent step waits for Recv
+  ASSERT_TRUE(pool->AsyncReset().ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(pool->Recv().ok());
+  const int64_t width = pool->spec().limits.max_alternatives;
+  ASSERT_TRUE(pool->Send(std::vector<int64_t>(width, 0), std::vector<int32_t>{2}).ok());
+  int64_t read = 0;
+  auto count = [&](absl::Span<const HloRewriteEnv* const> envs) {
+    for (const HloRewriteEnv* env : envs) read += env->in_episode();
+    return absl::OkStatus();
+  };
+  EXPECT_TRUE(pool->ReadEnvs(std::vector<int64_t>{0, 1}, count).ok());
+  EXPECT_EQ(read, 2);
+  absl::Status in_flight = pool->ReadEnvs(std::vector<int64_t>{1, 2}, count);
+  EXPECT_NE(in_flight.message().find("env 2 has a step in flight"), std::string::npos) << in_flight;
+  EXPECT_EQ(read, 2);  // nothing read
+  ASSERT_TRUE(pool->Recv().ok());
+  EXPECT_TRUE(pool->ReadEnvs(std::vector<int64_t>{2}, count).ok());
+  EXPECT_EQ(read, 3);
+}
+
 TEST(EnvPoolTest, BuffersHeldOutsideAreNeverReused) {
   auto pool = MakePool(2, 1);
   std::shared_ptr<Batch> first = pool->Reset(1, {}).value();
