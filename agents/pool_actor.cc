@@ -26,6 +26,7 @@ absl::Status PoolActor::Grow(int64_t count) {
 
 absl::StatusOr<std::vector<int64_t>> PoolActor::Act(const HloRewriteEnv& env, int64_t slot) {
   if (slot < 0) return absl::OutOfRangeError(absl::StrCat("agent slot ", slot, " is negative"));
+  std::lock_guard<std::mutex> acting(acting_);
   RETURN_IF_ERROR(Grow(slot + 1));
   return agents_[slot]->Act(env);
 }
@@ -33,6 +34,7 @@ absl::StatusOr<std::vector<int64_t>> PoolActor::Act(const HloRewriteEnv& env, in
 absl::StatusOr<std::vector<int64_t>> PoolActor::ActPool(const EnvPool& pool) {
   const int64_t n = pool.num_envs();
   const int64_t width = pool.spec().limits.max_alternatives;
+  std::lock_guard<std::mutex> acting(acting_);
   RETURN_IF_ERROR(Grow(n));
   std::vector<int64_t> ids(n);
   std::iota(ids.begin(), ids.end(), 0);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ class PoolActor {
 
   std::string spec_;
   uint64_t seed_;
+  // Held by Act and ActPool: agents keep state (their random generators),
+  // and Python threads may ask one actor at once.
+  std::mutex acting_;
   std::vector<std::unique_ptr<Agent>> agents_;
 };
 

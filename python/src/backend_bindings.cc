@@ -1,7 +1,9 @@
 // Python bindings of the backend: the analytical cost model, compiled
 // executables on the CPU and GPU targets (hlogym.compile), and PTX.
 #include <cmath>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -19,6 +21,7 @@
 #include "core/eval/formula_inputs.h"
 #include "python/src/bindings.h"
 #include "python/src/numpy_literals.h"
+#include "python/src/shared_reads.h"
 #include "python/src/status.h"
 #ifdef HLOGYM_HAVE_CUDA
 #include "backend/gpu_runtime.h"
@@ -41,9 +44,15 @@ class Compiled {
       const std::vector<Literal>& arguments, int runs) = 0;
   virtual py::dict Stats() const = 0;
   const Module& module() const { return *module_; }
+  // Held by each run, measurement or profile, which Python threads may ask
+  // for at once: the executable's arena holds one run's temporaries.
+  std::mutex& runs() { return runs_; }
 
  protected:
   std::unique_ptr<Module> module_;
+
+ private:
+  std::mutex runs_;
 };
 
 // The runtime each target's executables share (kernel caches, inputs),
@@ -194,6 +203,7 @@ void RegisterBackend(py::module_& m) {
             absl::StatusOr<std::vector<Literal>> leaves;
             {
               py::gil_scoped_release release;
+              std::lock_guard<std::mutex> one_run(self.runs());
               leaves = self.Run(arguments);
             }
             if (!leaves.ok()) ThrowStatus(leaves.status());
@@ -207,6 +217,7 @@ void RegisterBackend(py::module_& m) {
             absl::StatusOr<Measurement> m;
             {
               py::gil_scoped_release release;
+              std::lock_guard<std::mutex> one_run(self.runs());
               m = self.Measure();
             }
             if (!m.ok()) ThrowStatus(m.status());
@@ -228,6 +239,7 @@ void RegisterBackend(py::module_& m) {
             CostEstimate estimate;
             {
               py::gil_scoped_release release;
+              std::lock_guard<std::mutex> one_run(self.runs());
               steps = self.Profile(arguments, runs);
               if (steps.ok()) estimate = EstimateCost(self.module(), spec);
             }
@@ -283,6 +295,7 @@ void RegisterBackend(py::module_& m) {
       [](const Module& module) {
         absl::StatusOr<std::string> ptx;
         {
+          SharedRead read(&module);
           py::gil_scoped_release release;
           ptx = EmitModulePtx(module);
         }
@@ -298,6 +311,7 @@ void RegisterBackend(py::module_& m) {
         const DeviceSpec spec = DeviceFrom(device);
         CostEstimate estimate;
         {
+          SharedRead read(&module);
           py::gil_scoped_release release;
           estimate = EstimateCost(module, spec);
         }
@@ -323,6 +337,8 @@ void RegisterBackend(py::module_& m) {
       [](const std::vector<const Module*>& modules, int runs) {
         absl::StatusOr<CalibrationResult> result;
         {
+          std::deque<SharedRead> reads;
+          for (const Module* module : modules) reads.emplace_back(module);
           py::gil_scoped_release release;
           result = CalibrateCpuDevice(modules, SharedRuntime<CpuRuntime>().compiler(), runs);
         }

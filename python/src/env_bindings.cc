@@ -13,6 +13,7 @@
 #include "envs/env_config.h"
 #include "envs/env_pool.h"
 #include "python/src/bindings.h"
+#include "python/src/shared_reads.h"
 #include "python/src/status.h"
 
 namespace py = pybind11;
@@ -84,6 +85,7 @@ py::dict RecordDict(const EpisodeRecord& record) {
 py::dict ObserveEnv(const HloRewriteEnv& env) {
   auto batch = std::make_shared<Batch>(1, env.spec().limits);
   {
+    SharedRead read(&env);
     py::gil_scoped_release release;
     Unwrap(env.Observe(batch->Observation(0), batch->extent(0)));
   }
@@ -106,7 +108,9 @@ offered alternatives node (FindAlternatives order, 0 keeps the original).)doc")
       .def(
           "step",
           [](HloRewriteEnv& env, ActionArray choices) {
-            py::gil_scoped_release release;
+            // Keeps the GIL: no other Python code runs while the env changes
+            // (python/src/shared_reads.h).
+            CheckNotBeingRead(&env, "RewriteEnv");
             return Unwrap(env.Step(absl::MakeConstSpan(choices.data(), choices.size())));
           },
           py::arg("choices"),
@@ -114,7 +118,7 @@ offered alternatives node (FindAlternatives order, 0 keeps the original).)doc")
       .def(
           "reset",
           [](HloRewriteEnv& env, std::optional<uint64_t> seed, std::optional<int64_t> benchmark) {
-            py::gil_scoped_release release;
+            CheckNotBeingRead(&env, "RewriteEnv");
             Check(env.Reset(seed, benchmark));
           },
           py::arg("seed") = py::none(), py::arg("benchmark") = py::none(),

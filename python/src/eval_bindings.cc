@@ -11,6 +11,7 @@
 #include "core/eval/interpreter.h"
 #include "python/src/bindings.h"
 #include "python/src/numpy_literals.h"
+#include "python/src/shared_reads.h"
 #include "python/src/status.h"
 
 namespace py = pybind11;
@@ -24,6 +25,7 @@ void RegisterEval(py::module_& m) {
         const std::vector<Literal> arguments = Arguments(module, inputs);
         absl::StatusOr<std::vector<Literal>> leaves;
         {
+          SharedRead read(&module);
           py::gil_scoped_release release;
           leaves = EvaluateFlat(module, arguments);
         }
@@ -42,6 +44,7 @@ void RegisterEval(py::module_& m) {
       [](const Module& a, const Module& b) {
         absl::StatusOr<EquivalenceReport> report;
         {
+          SharedRead read_a(&a), read_b(&b);
           py::gil_scoped_release release;
           report = Equivalent(a, b);
         }

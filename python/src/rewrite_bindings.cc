@@ -15,6 +15,7 @@
 #include "core/rewrite/pass.h"
 #include "core/rewrite/pipeline.h"
 #include "python/src/bindings.h"
+#include "python/src/shared_reads.h"
 #include "python/src/status.h"
 
 namespace py = pybind11;
@@ -62,6 +63,7 @@ py::dict Observe(const Module& module, std::optional<FeatureLimits> given) {
       reinterpret_cast<uint8_t*>(alt_valid.mutable_data()), alt_num_choices.mutable_data(),
       reinterpret_cast<uint8_t*>(alt_mask.mutable_data())};
   {
+    SharedRead read(&module);
     py::gil_scoped_release release;
     Unwrap(WriteObservation(module, limits, view));
   }
@@ -97,15 +99,17 @@ void RegisterRewrite(py::module_& m) {
   }, "(name, description) of every built-in pass.");
 
   m.def("run_pass", [](Module& module, const std::string& spec) {
+    // Keeps the GIL: no other Python code runs while it changes the module
+    // (python/src/shared_reads.h).
     std::unique_ptr<Pass> pass = Unwrap(CreatePass(spec));
-    py::gil_scoped_release release;
+    CheckNotBeingRead(&module, "HloModule");
     return Unwrap(RunPass(*pass, module));
   }, py::arg("module"), py::arg("spec"),
   "Runs a pass (e.g. 'algsimp', 'fusion(mode=general)') in place; returns whether it changed the module.");
 
   m.def("run_dry_pass", [](Module& module, const std::string& spec) {
     std::unique_ptr<Pass> pass = Unwrap(CreatePass(spec));
-    py::gil_scoped_release release;
+    CheckNotBeingRead(&module, "HloModule");
     return Unwrap(RunDryPass(*pass, module));
   }, py::arg("module"), py::arg("spec"),
   "Runs a pass in dry mode, building the alternative graph; returns the number of alternatives.");
@@ -126,7 +130,7 @@ void RegisterRewrite(py::module_& m) {
                                   std::to_string(decisions.ndim()) + " dimensions");
           }
           const int64_t rows = decisions.shape(0), cols = decisions.shape(1);
-          py::gil_scoped_release release;
+          CheckNotBeingRead(&module, "HloModule");
           Check(ApplyDecisions(module, absl::MakeConstSpan(decisions.data(), decisions.size()),
                                rows, cols));
         },
@@ -134,7 +138,7 @@ void RegisterRewrite(py::module_& m) {
         "Applies HloEnv-style decisions [(node index, choice), ...], then prunes.");
 
   m.def("apply_choices", [](Module& module, const std::vector<int64_t>& choices) {
-    py::gil_scoped_release release;
+    CheckNotBeingRead(&module, "HloModule");
     Check(ApplyChoices(module, choices));
   }, py::arg("module"), py::arg("choices"),
   "Applies one choice per alternatives node (in node order), then prunes.");
@@ -189,7 +193,8 @@ decisions, then call run() again to resume after it, as HloEnv's AltPipeline.)do
            "Adds a nested pipeline; the argument is consumed (left empty).")
       .def("run",
            [](Pipeline& p, Module& module) {
-             py::gil_scoped_release release;
+             // Keeps the GIL (the pipeline's paused position changes too).
+             CheckNotBeingRead(&module, "HloModule");
              return Unwrap(p.Run(module));
            },
            py::arg("module"))

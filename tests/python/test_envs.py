@@ -1,6 +1,4 @@
 """The Gymnasium API: make, reset/step, spaces, zero-copy, determinism, errors."""
-import threading
-
 import gymnasium
 import numpy as np
 import pytest
@@ -47,31 +45,6 @@ def test_make_reset_step(files):
         assert reward.dtype == np.float32 and reward.shape == (3,)
         total += reward
     assert np.isfinite(total).all()
-
-
-def test_threads_may_share_a_pool(files):
-    """Calls from several Python threads take turns (each releases the GIL while
-    C++ works); two threads stepping one pool used to crash the process."""
-    envs = hlogym.make("fusion-v0", num_envs=3, seed=0, dataset=files, max_steps=1000)
-    envs.reset(seed=0)
-    decline_all = np.zeros(envs.action_space.shape, dtype=np.int64)
-    failures = []
-
-    def step():
-        for _ in range(30):
-            try:
-                envs.step(decline_all)
-                envs.module(1)
-            except Exception as e:  # noqa: BLE001 -- collected, then asserted empty
-                failures.append(e)
-
-    threads = [threading.Thread(target=step) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
-    assert [envs.info(i)["step"] for i in range(3)] == [90, 90, 90]
 
 
 def test_observations_are_views_of_cpp_buffers(files):
