@@ -132,6 +132,12 @@ struct GroupRef {
   bool Contains(const Instruction* inst) const {
     return group != nullptr ? group->Contains(inst) : inst == consumer;
   }
+  bool KnownInsideOnly(const Instruction* member) const {
+    return group != nullptr && group->KnownInsideOnly(member);
+  }
+  void NoteInsideOnly(const Instruction* member) const {
+    if (group != nullptr) group->NoteInsideOnly(member);
+  }
   int64_t outputs() const { return OutputCount(*consumer); }
 };
 
@@ -318,20 +324,44 @@ namespace {
 // Whether `member` of `group` (not its consumer) is still computed outside
 // the fusion the group becomes: it is the root, has a user outside the
 // group, or feeds a member that stays outside. Such a member is copied into
-// the fusion, and its operands keep it as a reader outside.
+// the fusion, and its operands keep it as a reader outside. Iterative, over
+// the members between `member` and the consumer: a chain of members as long
+// as the module must not overflow the stack (a 200,000-deep chain did).
 bool StaysOutside(const Instruction* member, const GroupRef& group,
                   const FusionAnalysis& analysis,
                   absl::flat_hash_map<const Instruction*, bool>& known) {
+  if (group.KnownInsideOnly(member)) return false;
   if (auto it = known.find(member); it != known.end()) return it->second;
+  struct Frame {
+    const Instruction* member;
+    size_t next_user;
+    bool stays;
+  };
+  std::vector<Frame> stack = {{member, 0, member->IsRoot()}};
   known[member] = false;  // the group is acyclic; this only bounds the walk
-  bool stays = member->IsRoot();
-  for (const Instruction* user : member->users()) {
-    if (stays) break;
-    if (!analysis.IsOriginal(*user) || user == group.consumer) continue;
-    stays = !group.Contains(user) || StaysOutside(user, group, analysis, known);
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const auto& users = top.member->users();
+    if (!top.stays && top.next_user < users.size()) {
+      const Instruction* user = users[top.next_user++];
+      if (!analysis.IsOriginal(*user) || user == group.consumer) continue;
+      if (!group.Contains(user)) {
+        top.stays = true;
+      } else if (auto it = known.find(user); it != known.end()) {
+        top.stays = it->second;
+      } else if (!group.KnownInsideOnly(user)) {
+        known[user] = false;
+        stack.push_back({user, 0, user->IsRoot()});  // `top` is invalid from here
+      }
+      continue;
+    }
+    const Frame done = top;
+    stack.pop_back();
+    known[done.member] = done.stays;
+    if (!done.stays) group.NoteInsideOnly(done.member);
+    if (done.stays && !stack.empty()) stack.back().stays = true;
   }
-  known[member] = stays;
-  return stays;
+  return known[member];
 }
 
 // The readers `producer` keeps outside the fusion if fused into `group`:

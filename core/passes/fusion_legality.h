@@ -68,10 +68,19 @@ class FusionGroup {
   // The merged analysis: what the fusion would be.
   const FusibleInfo& info() const { return info_; }
   int64_t outputs() const;
+  // Members found to be computed inside the fusion only (no copy stays
+  // outside for readers outside the group). A member stays so as the group
+  // grows: adding a producer only moves readers from outside in. Kept so
+  // that asking about each new producer does not walk the group again.
+  bool KnownInsideOnly(const Instruction* member) const {
+    return inside_only_.contains(member);
+  }
+  void NoteInsideOnly(const Instruction* member) const { inside_only_.insert(member); }
 
  private:
   std::vector<Instruction*> members_;
   absl::flat_hash_set<const Instruction*> member_set_;
+  mutable absl::flat_hash_set<const Instruction*> inside_only_;
   std::vector<Instruction*> operands_;
   FusibleInfo info_;
 };

@@ -73,6 +73,30 @@ TEST(ProducerConsumerFusionTest, ElementwiseChainBecomesOneLoopFusion) {
   EXPECT_EQ(CheckAgainst(*original, *module), "");
 }
 
+// A chain as deep as a large module: the walk from a new producer to the
+// consumer was recursive (a 200,000-deep chain overflowed the stack) and
+// repeated for every producer added (32,000 took 24 s). Now one fusion of
+// the whole chain, in linear time.
+TEST(ProducerConsumerFusionTest, AChainOf150000FusesWithoutDeepRecursion) {
+  constexpr int kDepth = 150000;
+  auto module = std::make_unique<Module>("deep");
+  auto comp = std::make_unique<Computation>("main");
+  const Shape s = Shape::Array(PrimitiveType::kF32, {8});
+  Instruction* value = comp->AddInstruction(Instruction::CreateParameter(0, s, "p"));
+  for (int i = 0; i < kDepth; ++i) {
+    const Opcode op = i % 2 == 0 ? Opcode::kExp : Opcode::kNegate;
+    value = comp->AddInstruction(Instruction::Create(op, s, {value}));
+  }
+  comp->set_root(value);
+  module->set_entry(module->AddComputation(std::move(comp)));
+  ASSERT_TRUE(Apply("fusion", *module));
+  const Instruction& fusion = *module->entry()->root();
+  ASSERT_EQ(fusion.opcode(), Opcode::kFusion);
+  EXPECT_EQ(module->entry()->instruction_count(), 2);
+  EXPECT_EQ(CountFusedOpcode(fusion, Opcode::kExp), kDepth / 2);
+  EXPECT_EQ(CountFusedOpcode(fusion, Opcode::kNegate), kDepth / 2);
+}
+
 TEST(ProducerConsumerFusionTest, SoftmaxChainFusesIntoTheReduction) {
   auto module = ParseWithReducers(kSoftmax);
   ASSERT_NE(module, nullptr);
