@@ -51,31 +51,56 @@ int64_t BatchArray::bytes() const {
   return n;
 }
 
+std::vector<BatchArray> Batch::Layout(int64_t b, const FeatureLimits& l) {
+  auto array = [](const char* name, DType dtype, std::vector<int64_t> shape) {
+    return BatchArray{name, dtype, std::move(shape), nullptr};
+  };
+  return {
+      array("node_features", DType::kFloat32, {b, l.max_nodes, kNodeFeatureCount}),
+      array("node_opcode", DType::kInt32, {b, l.max_nodes}),
+      array("node_mask", DType::kBool, {b, l.max_nodes}),
+      array("edge_index", DType::kInt32, {b, 2, l.max_edges}),
+      array("edge_features", DType::kFloat32, {b, l.max_edges, kEdgeFeatureCount}),
+      array("edge_mask", DType::kBool, {b, l.max_edges}),
+      array("in_edge_offsets", DType::kInt32, {b, l.max_nodes + 1}),
+      array("alt_nodes", DType::kInt32, {b, l.max_alternatives}),
+      array("alt_valid", DType::kBool, {b, l.max_alternatives}),
+      array("alt_num_choices", DType::kInt32, {b, l.max_alternatives}),
+      array("alt_mask", DType::kBool, {b, l.max_alternatives, l.max_choices}),
+      array("env_id", DType::kInt32, {b}),
+      array("reward", DType::kFloat32, {b}),
+      array("terminated", DType::kBool, {b}),
+      array("truncated", DType::kBool, {b}),
+      array("elapsed_step", DType::kInt32, {b}),
+      array("benchmark", DType::kInt32, {b}),
+      array("num_alternatives", DType::kInt32, {b}),
+      array("rewrites_applied", DType::kInt32, {b}),
+      array("original_runtime", DType::kFloat64, {b}),
+      array("default_runtime", DType::kFloat64, {b}),
+      array("current_runtime", DType::kFloat64, {b}),
+      array("fingerprint", DType::kUInt64, {b}),
+  };
+}
+
+double Batch::Bytes(int64_t batch_size, const FeatureLimits& limits) {
+  double total = 0;
+  for (const BatchArray& array : Layout(batch_size, limits)) {
+    double bytes = DTypeSize(array.dtype);
+    for (int64_t d : array.shape) bytes *= static_cast<double>(d);
+    total += bytes;
+  }
+  return total;
+}
+
 Batch::Batch(int64_t batch_size, const FeatureLimits& l) : size_(batch_size) {
   const int64_t b = batch_size;
-  Add("node_features", DType::kFloat32, {b, l.max_nodes, kNodeFeatureCount});
-  Add("node_opcode", DType::kInt32, {b, l.max_nodes});
-  Add("node_mask", DType::kBool, {b, l.max_nodes});
-  Add("edge_index", DType::kInt32, {b, 2, l.max_edges});
-  Add("edge_features", DType::kFloat32, {b, l.max_edges, kEdgeFeatureCount});
-  Add("edge_mask", DType::kBool, {b, l.max_edges});
-  Add("in_edge_offsets", DType::kInt32, {b, l.max_nodes + 1});
-  Add("alt_nodes", DType::kInt32, {b, l.max_alternatives});
-  Add("alt_valid", DType::kBool, {b, l.max_alternatives});
-  Add("alt_num_choices", DType::kInt32, {b, l.max_alternatives});
-  Add("alt_mask", DType::kBool, {b, l.max_alternatives, l.max_choices});
-  Add("env_id", DType::kInt32, {b});
-  Add("reward", DType::kFloat32, {b});
-  Add("terminated", DType::kBool, {b});
-  Add("truncated", DType::kBool, {b});
-  Add("elapsed_step", DType::kInt32, {b});
-  Add("benchmark", DType::kInt32, {b});
-  Add("num_alternatives", DType::kInt32, {b});
-  Add("rewrites_applied", DType::kInt32, {b});
-  Add("original_runtime", DType::kFloat64, {b});
-  Add("default_runtime", DType::kFloat64, {b});
-  Add("current_runtime", DType::kFloat64, {b});
-  Add("fingerprint", DType::kUInt64, {b});
+  arrays_ = Layout(b, l);
+  for (BatchArray& array : arrays_) {
+    // Zeroed so a row no environment wrote (partial batches) holds no garbage.
+    auto* memory = static_cast<uint8_t*>(std::calloc(std::max<int64_t>(array.bytes(), 1), 1));
+    if (memory == nullptr) throw std::bad_alloc();
+    array.data = std::shared_ptr<uint8_t>(memory, [](uint8_t* p) { std::free(p); });
+  }
   errors_.assign(b, "");
   // Rows start as padding (calloc gave the zeros), so no write needs to
   // clear more than it uses.
@@ -87,15 +112,6 @@ Batch::Batch(int64_t batch_size, const FeatureLimits& l) : size_(batch_size) {
   touched_.assign(b, GraphCounts());
   oversized_writes_.assign(b, 0);
   last_writer_.assign(b, -1);
-}
-
-void Batch::Add(std::string name, DType dtype, std::vector<int64_t> shape) {
-  BatchArray array{std::move(name), dtype, std::move(shape), nullptr};
-  // Zeroed so a row no environment wrote (partial batches) holds no garbage.
-  auto* memory = static_cast<uint8_t*>(std::calloc(std::max<int64_t>(array.bytes(), 1), 1));
-  if (memory == nullptr) throw std::bad_alloc();
-  array.data = std::shared_ptr<uint8_t>(memory, [](uint8_t* p) { std::free(p); });
-  arrays_.push_back(std::move(array));
 }
 
 const BatchArray& Batch::array(const std::string& name) const {

@@ -44,6 +44,9 @@ enum BatchField : int {
 class Batch {
  public:
   Batch(int64_t batch_size, const FeatureLimits& limits);
+  // The bytes a batch of `batch_size` rows holds at `limits` (in floating
+  // point: absurd limits must not overflow the answer).
+  static double Bytes(int64_t batch_size, const FeatureLimits& limits);
 
   int64_t size() const { return size_; }
   const std::vector<BatchArray>& arrays() const { return arrays_; }
@@ -99,7 +102,8 @@ class Batch {
   T& Get(BatchField field, int64_t i) const {
     return *arrays_[field].row<T>(i);
   }
-  void Add(std::string name, DType dtype, std::vector<int64_t> shape);
+  // Every array's name, type and shape, without memory.
+  static std::vector<BatchArray> Layout(int64_t batch_size, const FeatureLimits& limits);
 
   int64_t size_;
   std::vector<BatchArray> arrays_;

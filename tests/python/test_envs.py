@@ -102,6 +102,11 @@ def test_config_and_dataset_errors(tmp_path):
         hlogym.make("fusion-v0", dataset=str(tmp_path / "missing"))
     with pytest.raises(ValueError, match="unknown split"):
         hlogym.make("fusion-v0", split="validation")
+    # Observations a machine cannot hold: an error, not the OOM killer.
+    with pytest.raises(ValueError, match="lower num_envs \\(or batch_size\\) or the limits"):
+        hlogym.make("fusion-v0", num_envs=10**9)
+    with pytest.raises(ValueError, match="at max_nodes 1000000000000"):
+        hlogym.make("fusion-v0", max_nodes=10**12)
 
 
 @pytest.mark.parametrize("key,value,needle", [
