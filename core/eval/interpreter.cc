@@ -128,6 +128,12 @@ absl::StatusOr<Value> EvalInstruction(const Instruction& inst, const std::vector
     case Opcode::kWhile: {
       Literal state = *values[0];
       for (int64_t trip = 0;; ++trip) {
+        if (trip == kMaxWhileTrips) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              "while `", inst.name(), "` did not end within ", kMaxWhileTrips,
+              " trips (the interpreter's limit, kMaxWhileTrips): its condition may never turn "
+              "false"));
+        }
         const Literal* arg = &state;
         absl::StatusOr<Literal> keep_going = Call(*inst.while_condition(), {&arg, 1});
         if (!keep_going.ok()) return keep_going.status();

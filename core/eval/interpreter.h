@@ -2,6 +2,7 @@
 // Module on the CPU. Every rewrite, backend and agent is checked against it.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -9,6 +10,12 @@
 #include "core/ir/module.h"
 
 namespace hlogym {
+
+// The trips a while may take before evaluation stops with an error: a loop
+// whose condition never turns false would otherwise hang the caller (a
+// validation, a test). At ~1 us a trip at least, this is 4 s of evaluation
+// or more; loops of the corpus and dataset take a few thousand trips.
+inline constexpr int64_t kMaxWhileTrips = int64_t{1} << 22;
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes
 // checked). Returns the root's value (a tuple Literal for tuple roots).

@@ -84,6 +84,44 @@ ENTRY e {
   EXPECT_EQ(out->ToString(), "{1.5, -2}");
 }
 
+// A loop whose condition never turns false is an error once it has taken
+// kMaxWhileTrips trips (it hung validations before); one that ends a trip
+// short of the limit runs.
+TEST(InterpreterControl, WhileStopsWithAnErrorAtTheTripLimit) {
+  auto loop = [](const std::string& condition) {
+    return absl::StrCat(R"(HloModule m
+
+cond {
+  i = s32[] parameter(0)
+  )", condition, R"(
+}
+
+body {
+  i = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(i, one)
+}
+
+ENTRY main {
+  zero = s32[] constant(0)
+  ROOT spin = s32[] while(zero), condition=cond, body=body
+})");
+  };
+  absl::StatusOr<Literal> forever = RunHlo(loop("ROOT t = pred[] constant(true)"), {});
+  ASSERT_FALSE(forever.ok());
+  EXPECT_EQ(forever.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(forever.status().message().find(absl::StrCat(
+                "while `spin` did not end within ", kMaxWhileTrips, " trips")),
+            std::string::npos)
+      << forever.status();
+  absl::StatusOr<Literal> longest = RunHlo(
+      loop(absl::StrCat("limit = s32[] constant(", kMaxWhileTrips - 1,
+                        ")\n  ROOT t = pred[] compare(i, limit), direction=LT")),
+      {});
+  ASSERT_TRUE(longest.ok()) << longest.status();
+  EXPECT_EQ(longest->GetAsInt64(0), kMaxWhileTrips - 1);
+}
+
 TEST(InterpreterErrors, UnknownCustomCallNamesTheInstruction) {
   absl::StatusOr<Literal> out = RunHlo(R"(HloModule m
 
