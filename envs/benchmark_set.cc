@@ -8,6 +8,7 @@
 #include "core/ir/fingerprint.h"
 #include "core/passes/default_pipeline.h"
 #include "core/passes/pass_registry.h"
+#include "core/rewrite/decisions.h"
 #include "core/rewrite/pipeline.h"
 #include "core/text/parser.h"
 
@@ -66,6 +67,17 @@ absl::StatusOr<std::shared_ptr<BenchmarkSet>> BenchmarkSet::FromModules(
   for (const std::string& spec : pre_passes) RETURN_IF_ERROR(CreatePass(spec).status());
   std::shared_ptr<BenchmarkSet> set(new BenchmarkSet(std::move(pre_passes), std::move(runtime)));
   for (auto& [name, module] : modules) {
+    // A module saved mid-episode (EnvPool::ModuleCopy) holds a dry pass's
+    // offers: its episodes start from the module they were offered on, every
+    // original kept (an env treated them as part of the graph and offered
+    // nothing more: the episode ended at once).
+    const std::vector<AlternativeNode> offers = FindAlternatives(*module);
+    if (!offers.empty()) {
+      if (absl::Status s = ApplyChoices(*module, std::vector<int64_t>(offers.size(), 0));
+          !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+      }
+    }
     auto entry = std::make_unique<Entry>();
     entry->name = name;
     entry->source = std::move(module);

@@ -252,6 +252,19 @@ def test_module_and_state(files):
     assert len(state["choices"]) == 1
 
 
+def test_a_module_saved_mid_episode_starts_the_same_episode(files, tmp_path):
+    """pool.module() holds the dry pass's offers; as a dataset file it starts
+    from the module they were offered on (it used to end its episode at once)."""
+    envs = hlogym.make("fusion-v0", dataset=files[:1])
+    _, first = envs.reset(seed=0)
+    saved = tmp_path / "saved.hlo"
+    saved.write_text(str(envs.module(0)))
+    again = hlogym.make("fusion-v0", dataset=[str(saved)])
+    _, second = again.reset(seed=0)
+    assert second["num_alternatives"][0] == first["num_alternatives"][0] > 0
+    assert second["fingerprint"][0] == first["fingerprint"][0]
+
+
 def test_gymnasium_registration_and_env_checker(files):
     from gymnasium.utils.env_checker import check_env
 
