@@ -80,7 +80,8 @@ void RegisterIr(py::module_& m) {
 
   py::class_<Module, std::shared_ptr<Module>>(m, "HloModule", R"doc(
 An HLO module: computations of instructions, parsed from HLO text in any style
-JAX or XLA prints. Build one with HloModule.from_text or HloModule.from_file.)doc")
+JAX or XLA prints. Build one with HloModule.from_text or HloModule.from_file.
+Copies are whole (clone(), copy.copy, copy.deepcopy); a pickle holds its text.)doc")
       .def_static(
           "from_text",
           [](const std::string& text) { return ParseVerified(text, ""); },
@@ -108,6 +109,20 @@ JAX or XLA prints. Build one with HloModule.from_text or HloModule.from_file.)do
       .def("clone", [](const Module& module) {
              return std::shared_ptr<Module>(module.Clone());
            }, "A deep copy.")
+      // copy.copy, copy.deepcopy and pickle (multiprocessing sends modules
+      // so): a module is only ever copied whole, and pickled as its text,
+      // which parses back to the same fingerprint.
+      .def("__copy__",
+           [](const Module& module) { return std::shared_ptr<Module>(module.Clone()); })
+      .def(
+          "__deepcopy__",
+          [](const Module& module, const py::dict&) {
+            return std::shared_ptr<Module>(module.Clone());
+          },
+          py::arg("memo"))
+      .def(py::pickle(
+          [](const Module& module) { return PrintModule(module); },
+          [](const std::string& text) { return ParseVerified(text, "pickled HloModule"); }))
       .def("verify",
            [](const Module& module) {
              absl::Status status = Verify(module);

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/eval/formula_inputs.h"
 #include "python/src/status.h"
 
@@ -57,9 +59,11 @@ Literal FromNumpy(const py::handle& object, const Shape& shape, int64_t index) {
   std::vector<int64_t> dims(shape.dims().begin(), shape.dims().end());
   std::vector<int64_t> got(array.shape(), array.shape() + array.ndim());
   if (got != dims) {
-    throw py::value_error("input " + std::to_string(index) + " has shape " +
-                          py::str(py::cast(got)).cast<std::string>() + " but the parameter is " +
-                          shape.ToString(false));
+    // As numpy prints a shape: (3, 3), (5,), ().
+    const std::string numpy_shape = absl::StrCat(
+        "(", absl::StrJoin(got, ", "), got.size() == 1 ? ",)" : ")");
+    throw py::value_error("input " + std::to_string(index) + " has shape " + numpy_shape +
+                          " but the parameter is " + shape.ToString(false));
   }
   Literal literal(shape);
   std::memcpy(literal.raw_data(), array.data(), literal.raw_size());

@@ -147,6 +147,14 @@ void RegisterRewrite(py::module_& m) {
         [](const Module& module, std::optional<int64_t> max_nodes,
            std::optional<int64_t> max_edges, std::optional<int64_t> max_alternatives,
            std::optional<int64_t> max_choices) {
+          for (const auto& [name, value] :
+               {std::pair{"max_nodes", max_nodes}, {"max_edges", max_edges},
+                {"max_alternatives", max_alternatives}, {"max_choices", max_choices}}) {
+            if (value && *value <= 0) {
+              throw py::value_error(std::string(name) + " must be positive, got " +
+                                    std::to_string(*value));
+            }
+          }
           std::optional<FeatureLimits> limits;
           if (max_nodes || max_edges || max_alternatives || max_choices) {
             FeatureLimits l;

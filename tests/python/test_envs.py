@@ -302,6 +302,15 @@ def test_hloenv_decisions_must_be_integers(softmax_path):
     assert env.get_hlo_module_hash() != before
 
 
+@pytest.mark.parametrize("limit", ["max_nodes", "max_edges", "max_alternatives", "max_choices"])
+def test_observe_limits_must_be_positive(softmax_path, limit):
+    module = hlogym.HloModule.from_file(str(softmax_path))
+    with pytest.raises(ValueError, match=f"{limit} must be positive, got -5"):
+        hlogym.observe(module, **{limit: -5})
+    with pytest.raises(ValueError, match=f"{limit} must be positive, got 0"):
+        hlogym.observe(module, **{limit: 0})
+
+
 def test_hloenv_run_takes_a_pipeline(softmax_path):
     env = hlogym.HloEnv(str(softmax_path))
     before = env.get_hlo_module_hash()

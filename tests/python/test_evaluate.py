@@ -27,8 +27,11 @@ def test_evaluate_with_explicit_inputs_and_errors():
         "HloModule m\n\nENTRY main {\n  x = f32[3]{0} parameter(0)\n  ROOT y = f32[3]{0} add(x, x)\n}\n")
     (out,) = hlogym.evaluate(module, [np.array([1, 2, 3], dtype=np.float32)])
     np.testing.assert_array_equal(out, [2, 4, 6])
-    with pytest.raises(ValueError, match="shape"):
+    # The input's shape as numpy prints it (it read "<NULL>").
+    with pytest.raises(ValueError, match=r"input 0 has shape \(4,\) but the parameter is f32\[3\]"):
         hlogym.evaluate(module, [np.zeros(4, dtype=np.float32)])
+    with pytest.raises(ValueError, match=r"input 0 has shape \(3, 1\)"):
+        hlogym.evaluate(module, [np.zeros((3, 1), dtype=np.float32)])
     with pytest.raises(ValueError, match="expected 1 inputs"):
         hlogym.evaluate(module, [])
     inputs = hlogym.formula_inputs(module)

@@ -1,4 +1,7 @@
 """The Python IR API: HloModule, errors, round trips."""
+import copy
+import pickle
+
 import pytest
 
 import hlogym
@@ -39,6 +42,17 @@ def test_fingerprint_ignores_names_but_not_structure():
     assert a.fingerprint() == b.fingerprint()
     assert a.fingerprint() != c.fingerprint()
     assert a.clone().fingerprint() == a.fingerprint()
+
+
+def test_copy_and_pickle_make_whole_copies():
+    module = hlogym.HloModule.from_text(SMALL)
+    for twin in (copy.copy(module), copy.deepcopy(module), pickle.loads(pickle.dumps(module))):
+        assert twin is not module
+        assert twin.fingerprint() == module.fingerprint()
+        assert twin.to_text() == module.to_text()
+    twin = copy.copy(module)
+    hlogym.run_pass(twin, "fusion")
+    assert twin.fingerprint() != module.fingerprint()  # the copy is its own module
 
 
 def test_parse_errors_name_line_and_column():
