@@ -93,6 +93,11 @@ class Agent:
                             measure_on=measure_on, hold=hold)[0]
 
 
+# What 0 means for run_episodes' counts and bounds.
+_ZERO_MEANS = {"episodes": "none", "parallelism": "all cores", "max_seconds": "no bound",
+               "max_growth": "no bound"}
+
+
 def run_episodes(agents: Iterable[Agent], env: Any, benchmarks: Iterable[int], *,
                  episodes: int = 1, parallelism: int = 0,
                  on_done: Callable[[dict], None] | None = None,
@@ -106,6 +111,10 @@ def run_episodes(agents: Iterable[Agent], env: Any, benchmarks: Iterable[int], *
     The results are the same as one agent after the other."""
     agents = list(agents)
     benchmarks = [int(b) for b in benchmarks]
+    for name, value in (("episodes", episodes), ("parallelism", parallelism),
+                        ("max_seconds", max_seconds), ("max_growth", max_growth)):
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
     tasks = [(b, agent.seed + e, i) for i, agent in enumerate(agents)
              for b in benchmarks for e in range(int(episodes))]
     return _hlogym.run_episodes(_pool_of(env), [agent.spec for agent in agents], tasks,

@@ -39,6 +39,15 @@ def test_a_bad_seed_is_a_value_error(seed):
     assert hlogym.make_agent("random", seed=np.int64(3)).seed == 3
 
 
+@pytest.mark.parametrize("option,meaning", [("episodes", "none"), ("parallelism", "all cores"),
+                                            ("max_seconds", "no bound"), ("max_growth", "no bound")])
+def test_run_episodes_refuses_negative_counts_and_bounds(files, option, meaning):
+    """parallelism=-1 used to be taken as 0 (all cores), silently."""
+    envs = hlogym.make("fusion-v0", num_envs=1, dataset=files, max_alternatives=128)
+    with pytest.raises(ValueError, match=rf"{option} must be >= 0 \(0: {meaning}\), got -1"):
+        hlogym.make_agent("random").run_episodes(envs, [0], **{option: -1})
+
+
 @pytest.mark.parametrize("spec", ["random", "greedy", "xla", "search(budget=4, beam=2)"])
 def test_act_on_a_vector_env_gives_legal_actions(files, spec):
     envs = hlogym.make("fusion-v0", num_envs=3, dataset=files, max_alternatives=128)
