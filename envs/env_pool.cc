@@ -33,22 +33,27 @@ EnvPool::~EnvPool() {
 namespace {
 
 // Two batches of full rows (the one the caller holds and the next being
-// written) must fit in this machine's memory. Their pages cost nothing until
-// written, so a pool past this starts, but cannot go on once its graphs grow;
-// and one far past it never started: num_envs = 10^9 was killed by the OOM
-// killer while making its environments.
-absl::Status CheckBatchesFit(int64_t rows, const FeatureLimits& limits) {
-  const double need = 2 * Batch::Bytes(rows, limits);
+// written) and the environments themselves must fit in this machine's
+// memory. The batches' pages cost nothing until written, so a pool past this
+// starts, but cannot go on once its graphs grow; and one far past it never
+// started: num_envs = 10^9 was killed by the OOM killer while making its
+// environments (each at least sizeof(HloRewriteEnv), ~3 KiB with its random
+// generator, before any module).
+absl::Status CheckPoolFits(const PoolOptions& options, const FeatureLimits& limits) {
+  const double batches = 2 * Batch::Bytes(options.batch_size, limits);
+  const double envs = static_cast<double>(options.num_envs) * sizeof(HloRewriteEnv);
   const double memory =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  if (memory <= 0 || need <= memory) return absl::OkStatus();
+  if (memory <= 0 || batches + envs <= memory) return absl::OkStatus();
   constexpr double kGiB = 1024.0 * 1024 * 1024;
   return absl::InvalidArgumentError(absl::StrFormat(
-      "a pool of %d row%s per batch at max_nodes %d, max_edges %d, max_alternatives %d and "
-      "max_choices %d needs %.1f GiB for two batches of observations (%.1f MiB per row), "
-      "more than this machine's %.1f GiB: lower num_envs (or batch_size) or the limits",
-      rows, rows == 1 ? "" : "s", limits.max_nodes, limits.max_edges, limits.max_alternatives, limits.max_choices,
-      need / kGiB, Batch::Bytes(1, limits) / (1024.0 * 1024), memory / kGiB));
+      "a pool of %d envs, %d per batch, at max_nodes %d, max_edges %d, max_alternatives %d "
+      "and max_choices %d needs %.1f GiB for two batches of observations (%.1f MiB per row) "
+      "and %.1f GiB for its envs, more than this machine's %.1f GiB: lower num_envs (or "
+      "batch_size) or the limits",
+      options.num_envs, options.batch_size, limits.max_nodes, limits.max_edges,
+      limits.max_alternatives, limits.max_choices, batches / kGiB,
+      Batch::Bytes(1, limits) / (1024.0 * 1024), envs / kGiB, memory / kGiB));
 }
 
 }  // namespace
@@ -72,7 +77,7 @@ absl::StatusOr<std::unique_ptr<EnvPool>> EnvPool::Create(
   if (options.num_threads == 0) {
     options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
-  RETURN_IF_ERROR(CheckBatchesFit(options.batch_size, spec.limits));
+  RETURN_IF_ERROR(CheckPoolFits(options, spec.limits));
   std::unique_ptr<EnvPool> pool(new EnvPool(spec, benchmarks, options));
   for (int64_t i = 0; i < options.num_envs; ++i) {
     ASSIGN_OR_RETURN(std::unique_ptr<HloRewriteEnv> env,

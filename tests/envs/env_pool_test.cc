@@ -385,18 +385,24 @@ TEST(EnvPoolTest, PartialResetAndOptionsAreChecked) {
   EXPECT_FALSE(EnvPool::Create(TestSpec(), TestBenchmarks(), {0, 0, 1, 0}).ok());
 }
 
-// A pool whose two batches of observations could never fit in memory is a
+// A pool whose batches of observations or envs could never fit in memory is a
 // config error, not a process the OOM killer ends while it makes its envs.
-TEST(EnvPoolTest, BatchesLargerThanMemoryAreAConfigError) {
+TEST(EnvPoolTest, PoolsLargerThanMemoryAreAConfigError) {
   absl::StatusOr<std::unique_ptr<EnvPool>> huge =
       EnvPool::Create(TestSpec(), TestBenchmarks(), {int64_t{1} << 40, 0, 1, 0});
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(huge.status().message().find("rows per batch at max_nodes"), std::string::npos)
+  EXPECT_NE(huge.status().message().find("per batch, at max_nodes"), std::string::npos)
       << huge.status();
   EXPECT_NE(huge.status().message().find("lower num_envs (or batch_size) or the limits"),
             std::string::npos)
       << huge.status();
+  // Envs of an async pool count too, beyond its small batches.
+  absl::StatusOr<std::unique_ptr<EnvPool>> many =
+      EnvPool::Create(TestSpec(), TestBenchmarks(), {int64_t{1} << 40, 1, 1, 0});
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.status().message().find("GiB for its envs"), std::string::npos)
+      << many.status();
 }
 
 }  // namespace
