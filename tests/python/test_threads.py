@@ -5,7 +5,6 @@ another thread reads it, and one executable runs once at a time."""
 import threading
 
 import numpy as np
-import pytest
 
 import hlogym
 from conftest import DATA
