@@ -14,7 +14,8 @@ namespace hlogym {
 // The trips a while may take before evaluation stops with an error: a loop
 // whose condition never turns false would otherwise hang the caller (a
 // validation, a test). At ~1 us a trip at least, this is 4 s of evaluation
-// or more; loops of the corpus and dataset take a few thousand trips.
+// or more; every loop of the corpus and dataset ends within it (their oracle
+// tests run them all).
 inline constexpr int64_t kMaxWhileTrips = int64_t{1} << 22;
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes
