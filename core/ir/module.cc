@@ -21,7 +21,7 @@ Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computati
                                           bool names_reserved) {
   Computation* comp = computation.get();
   comp->set_parent(this);
-  if (computation_names_built_) computation_names_->Insert(comp->name());
+  if (computation_names_built_) computation_names_.Insert(comp->name());
   for (const auto& inst : comp->instructions()) {
     if (inst->unique_id() < 0) inst->set_unique_id(NextUniqueId());
     if (inst->name().empty()) {
@@ -84,25 +84,21 @@ int64_t Module::instruction_count() const {
 }
 
 void Module::NoteInstructionName(std::string_view name) {
-  if (instruction_names_built_) instruction_names_->Insert(name);
+  if (instruction_names_built_) instruction_names_.Insert(name);
 }
 
 namespace {
 
 // `names`, emptied and filled by `fill` unless built since StoreAsCloned
-// last dropped it; made on first use.
+// last dropped it.
 template <typename Fill>
-NameRegistry& BuiltNames(std::unique_ptr<NameRegistry>& names, bool& built, Fill fill) {
+NameRegistry& BuiltNames(NameRegistry& names, bool& built, Fill fill) {
   if (!built) {
-    if (names == nullptr) {
-      names = std::make_unique<NameRegistry>();
-    } else {
-      names->Clear();
-    }
+    names.Clear();
     built = true;
-    fill(*names);
+    fill(names);
   }
-  return *names;
+  return names;
 }
 
 }  // namespace

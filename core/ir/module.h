@@ -131,8 +131,8 @@ class Module {
   // StoreAsCloned drops them, as a copy starts without them, by marking
   // them unbuilt: the next build clears and refills the same registry, whose
   // storage an env step would otherwise free and allocate again.
-  std::unique_ptr<NameRegistry> instruction_names_;
-  std::unique_ptr<NameRegistry> computation_names_;
+  NameRegistry instruction_names_;
+  NameRegistry computation_names_;
   bool instruction_names_built_ = false;
   bool computation_names_built_ = false;
 };
