@@ -63,7 +63,8 @@ class CpuExecutable {
   CpuExecutable& operator=(const CpuExecutable&) = delete;
 
   // Runs on `arguments` (one per parameter, shapes checked) and returns the
-  // root's leaves, flattened as EvaluateFlat does.
+  // root's leaves, flattened as EvaluateFlat does. Not reentrant either: the
+  // arena holds one run's temporaries (Python's Executable locks per run).
   absl::StatusOr<std::vector<Literal>> Run(absl::Span<const Literal> arguments);
 
   // Runs on inputs already in memory: one pointer per parameter leaf
